@@ -1,0 +1,30 @@
+"""Shared entry for the thin `scripts/` stage wrappers: load config, time, report, fail in one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Callable
+
+from rich.console import Console
+
+from enrich_rag.config import Config, load_config
+from enrich_rag.errors import EnrichRagError
+
+console = Console(stderr=True)
+
+
+def run_stage(name: str, fn: Callable[[Config], dict]) -> None:
+    parser = argparse.ArgumentParser(description=f"EnrichRAG stage: {name}")
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--config", default=None, help="optional configs/<name>.yaml overlay")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    try:
+        stats = fn(load_config(args.params, args.config))
+    except EnrichRagError as exc:
+        console.print(f"[red]error[/red] {name}: {exc}")
+        sys.exit(1)
+    detail = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in stats.items())
+    console.print(f"[green]{name}[/green] wrote {detail} in {time.perf_counter() - start:.1f}s")

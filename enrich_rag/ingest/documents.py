@@ -1,0 +1,170 @@
+"""Read a corpus into `Document`s: a benchmark's pooled contexts, a {id,title,text} JSONL, or a folder.
+
+Everything is read and validated before anything is written, so a malformed row stops the build
+with an error naming the file and line and leaves no half-written output behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from enrich_rag.errors import InputDataError
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Document:
+    doc_id: str
+    title: str
+    sections: tuple[Section, ...]
+    source: str
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections)
+
+
+def stable_doc_id(title: str, text: str) -> str:
+    return "d" + hashlib.sha1(f"{title}\x00{text}".encode("utf-8")).hexdigest()[:12]
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputDataError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputDataError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from exc
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputDataError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise InputDataError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+        yield lineno, row
+
+
+def _require_str(row: dict, key: str, path: Path, lineno: int, allow_empty: bool = False) -> str:
+    value = row.get(key)
+    if not isinstance(value, str) or (not allow_empty and not value.strip()):
+        what = "missing" if key not in row else "not a non-empty string"
+        raise InputDataError(f"{path}:{lineno}: field '{key}' is {what}")
+    return value
+
+
+def read_benchmark_passages(path: Path) -> list[Document]:
+    """Pool all questions' context paragraphs, one passage per title, as HippoRAG's open setting does.
+
+    The first text seen for a title wins; later paragraphs with the same title are dropped.
+    """
+    docs: dict[str, Document] = {}
+    for lineno, row in _json_lines(path):
+        contexts = row.get("contexts")
+        if not isinstance(contexts, list):
+            raise InputDataError(f"{path}:{lineno}: field 'contexts' is missing or not a list")
+        for ctx in contexts:
+            if not isinstance(ctx, dict) or not isinstance(ctx.get("sentences"), list):
+                raise InputDataError(f"{path}:{lineno}: a context lacks 'title'/'sentences'")
+            title = _require_str(ctx, "title", path, lineno)
+            if title in docs:
+                continue
+            text = "".join(str(s) for s in ctx["sentences"]).strip()
+            if not text:
+                continue
+            docs[title] = Document(stable_doc_id(title, text), title, (Section("", text),), str(path))
+    return list(docs.values())
+
+
+def read_jsonl_documents(path: Path) -> list[Document]:
+    docs: list[Document] = []
+    seen: dict[str, int] = {}
+    for lineno, row in _json_lines(path):
+        doc_id = row.get("id")
+        if isinstance(doc_id, int):
+            doc_id = str(doc_id)
+        if not isinstance(doc_id, str) or not doc_id.strip():
+            raise InputDataError(f"{path}:{lineno}: field 'id' is missing or empty")
+        if doc_id in seen:
+            raise InputDataError(f"{path}:{lineno}: duplicate id '{doc_id}' (first on line {seen[doc_id]})")
+        seen[doc_id] = lineno
+        title = _require_str(row, "title", path, lineno, allow_empty=True)
+        text = _require_str(row, "text", path, lineno)
+        docs.append(Document(doc_id, title, (Section("", text.strip()),), str(path)))
+    return docs
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]:
+    """Split markdown at headings; the first level-1 heading becomes the title."""
+    title: str | None = None
+    sections: list[Section] = []
+    heading, buf = "", []
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            if "".join(buf).strip():
+                sections.append(Section(heading, "\n".join(buf).strip()))
+            buf = []
+            heading = match.group(2).strip()
+            if title is None and len(match.group(1)) == 1:
+                title = heading
+            continue
+        buf.append(line)
+    if "".join(buf).strip():
+        sections.append(Section(heading, "\n".join(buf).strip()))
+    return title, tuple(sections)
+
+
+def read_folder_documents(folder: Path) -> list[Document]:
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
+    if not files:
+        raise InputDataError(f"{folder}: no .txt or .md files found")
+    docs = []
+    for path in files:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputDataError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
+        if not text.strip():
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if path.suffix.lower() == ".md":
+            heading_title, sections = split_markdown_sections(text)
+            title = heading_title or path.stem
+        else:
+            title, sections = path.stem, (Section("", text.strip()),)
+        docs.append(Document(rel, title, sections, str(path)))
+    return docs
+
+
+def read_corpus(source: str | Path, fmt: str, max_passages: int = 0) -> list[Document]:
+    path = Path(source)
+    if not path.exists():
+        raise InputDataError(f"corpus source not found: {path}")
+    readers = {"benchmark": read_benchmark_passages, "jsonl": read_jsonl_documents, "folder": read_folder_documents}
+    if fmt not in readers:
+        raise InputDataError(f"unknown corpus format '{fmt}' (expected one of: {', '.join(readers)})")
+    if fmt == "folder" and not path.is_dir():
+        raise InputDataError(f"corpus format 'folder' needs a directory: {path}")
+    docs = readers[fmt](path)
+    if not docs:
+        raise InputDataError(f"{path}: no documents with text")
+    return docs[:max_passages] if max_passages > 0 else docs

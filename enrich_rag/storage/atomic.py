@@ -1,0 +1,85 @@
+"""Atomic file and directory writes: build beside the target, fsync, then rename into place.
+
+A reader (or a crash) sees either the old version or the new one, never a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            with open(os.path.join(dirpath, name), "rb") as fh:
+                os.fsync(fh.fileno())
+        _fsync_dir(Path(dirpath))
+
+
+def staging_path(target: Path) -> Path:
+    """A unique sibling of `target` on the same filesystem; hidden so globs over data skip it."""
+    return target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
+
+
+@contextlib.contextmanager
+def atomic_file(target: Path | str) -> Iterator[Path]:
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = staging_path(target)
+    try:
+        yield tmp
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+@contextlib.contextmanager
+def atomic_directory(target: Path | str) -> Iterator[Path]:
+    """Yield an empty staging directory; on success it replaces `target` whole.
+
+    An existing target is moved aside first and removed only after the new one is in place, so a
+    crash leaves either the old or the new directory (plus a hidden leftover that is safe to delete).
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = staging_path(target)
+    tmp.mkdir()
+    try:
+        yield tmp
+        _fsync_tree(tmp)
+        old = None
+        if target.exists():
+            old = staging_path(target)
+            os.replace(target, old)
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+        if old is not None:
+            shutil.rmtree(old)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+
+
+def write_parquet_atomic(table: pa.Table, target: Path | str, row_group_size: int | None = None) -> None:
+    with atomic_file(target) as tmp:
+        pq.write_table(table, tmp, row_group_size=row_group_size, compression="zstd")

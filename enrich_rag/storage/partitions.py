@@ -1,0 +1,93 @@
+"""Hive-partitioned graph layout: graph/{nodes,edges}/partition=<id>/part-0.parquet.
+
+A partition is written whole into a staging folder, then its edges folder and finally its nodes
+folder are renamed into place. The nodes folder is the commit point: readers list partitions by
+their nodes folder, so edges without nodes (a crash between the two renames) are never read and
+are removed by `remove_uncommitted`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+
+from enrich_rag.storage.atomic import _fsync_dir, staging_path, write_parquet_atomic
+from enrich_rag.storage.schema import EDGES, NODES, check_partition_id
+
+PART_FILE = "part-0.parquet"
+# Edges are sorted by source id and cut into small row groups so that min/max statistics let
+# DuckDB skip most of the file for a 1-hop lookup.
+EDGE_ROW_GROUP = 16_384
+
+
+def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
+    return Path(graph_root) / table / f"partition={check_partition_id(partition)}"
+
+
+def committed_partitions(graph_root: Path) -> list[str]:
+    nodes_root = Path(graph_root) / "nodes"
+    if not nodes_root.is_dir():
+        return []
+    found = [
+        p.name.split("=", 1)[1]
+        for p in nodes_root.iterdir()
+        if p.is_dir() and p.name.startswith("partition=") and (p / PART_FILE).is_file()
+    ]
+    # The seed first, then enrichments in the order they were written (their ids sort by time).
+    return sorted(found, key=lambda pid: (pid != "seed", pid))
+
+
+def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa.Table) -> None:
+    graph_root = Path(graph_root)
+    nodes_dir = partition_dir(graph_root, "nodes", partition)
+    edges_dir = partition_dir(graph_root, "edges", partition)
+    nodes = nodes.cast(NODES).sort_by("id")
+    edges = edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")])
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for table, target, group in ((edges, edges_dir, EDGE_ROW_GROUP), (nodes, nodes_dir, None)):
+            tmp = staging_path(target)
+            tmp.mkdir(parents=True)
+            write_parquet_atomic(table, tmp / PART_FILE, row_group_size=group)
+            staged.append((tmp, target))
+        for tmp, target in staged:  # edges first, nodes (the commit point) last
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+            _fsync_dir(target.parent)
+    finally:
+        for tmp, _ in staged:
+            if tmp.exists():
+                shutil.rmtree(tmp)
+
+
+def remove_partition(graph_root: Path, partition: str) -> None:
+    """Uncommit first (nodes), then drop the edges: a crash in between leaves only orphan edges."""
+    for table in ("nodes", "edges"):
+        target = partition_dir(graph_root, table, partition)
+        if target.exists():
+            doomed = staging_path(target)
+            os.replace(target, doomed)
+            shutil.rmtree(doomed)
+
+
+def remove_uncommitted(graph_root: Path) -> list[str]:
+    """Delete staging leftovers and edge folders whose partition never committed."""
+    graph_root = Path(graph_root)
+    removed = []
+    committed = set(committed_partitions(graph_root))
+    for table in ("nodes", "edges"):
+        root = graph_root / table
+        if not root.is_dir():
+            continue
+        for entry in root.iterdir():
+            orphan = entry.name.startswith(".tmp-") or (
+                table == "edges" and entry.name.startswith("partition=") and entry.name.split("=", 1)[1] not in committed
+            )
+            if orphan:
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+                removed.append(f"{table}/{entry.name}")
+    return removed
