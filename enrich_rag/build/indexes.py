@@ -19,7 +19,7 @@ def corpus_documents(config: Config) -> list[dict]:
 
 def build_corpus_index(config: Config) -> dict[str, int]:
     docs = corpus_documents(config)
-    build_index(docs, len(docs), config.embeddings, config.paths.corpus_index, "corpus index")
+    build_index(docs, config.embeddings, config.paths.corpus_index, "corpus index")
     return {"documents": len(docs), "bytes": dir_size(config.paths.corpus_index)}
 
 

@@ -60,7 +60,7 @@ def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
         eid = edge_id(src, t.relation, dst, t.chunk_id, t.sentence_index)
         if eid not in edges:
             edges[eid] = {
-                "id": eid, "src": src, "dst": dst, "relation": t.relation, "evidence": t.evidence,
+                "id": eid, "src": src, "dst": dst, "src_name": names[src], "dst_name": names[dst], "relation": t.relation, "evidence": t.evidence,
                 "chunk_id": t.chunk_id, "doc_id": t.doc_id, "confidence": t.confidence, "extractor": t.extractor,
             }
 

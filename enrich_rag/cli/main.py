@@ -1,0 +1,127 @@
+"""`enrich-rag` command line. Human output goes to stderr through rich; `--json` prints JSON on stdout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from enrich_rag.config import Config, load_config
+from enrich_rag.errors import EnrichRagError
+
+app = typer.Typer(help="EnrichRAG: local knowledge-graph RAG over your own documents.", no_args_is_help=True)
+graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+console = Console(stderr=True)
+
+ParamsOption = Annotated[Path, typer.Option("--params", help="params.yaml of the project")]
+OverlayOption = Annotated[Optional[Path], typer.Option("--config", help="configs/<name>.yaml overlay")]
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON on stdout")]
+
+
+def _config(params: Path, overlay: Optional[Path]) -> Config:
+    try:
+        return load_config(params, overlay)
+    except EnrichRagError as exc:
+        _fail(exc)
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[red]error:[/red] {exc}")
+    raise typer.Exit(1)
+
+
+def _emit(data, as_json: bool, table: Table | None = None) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    elif table is not None:
+        Console().print(table)
+
+
+@app.command()
+def build(params: ParamsOption = Path("params.yaml"), force: bool = typer.Option(False, help="re-run every stage")) -> None:
+    """Run the offline stages (`dvc repro`): chunks, corpus index, seed graph, graph index, summary."""
+    root = params.resolve().parent
+    dvc = shutil.which("dvc") or str(Path(sys.executable).with_name("dvc"))
+    if not (root / "dvc.yaml").is_file():
+        _fail(EnrichRagError(f"no dvc.yaml next to {params}"))
+    command = [dvc, "repro"] + (["--force"] if force else [])
+    result = subprocess.run(command, cwd=root)
+    raise typer.Exit(result.returncode)
+
+
+@app.command()
+def summary(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """What the last offline build wrote: passages, chunks, nodes, edges, partitions, index sizes."""
+    from enrich_rag.build.summary import build_summary, summary_table
+
+    try:
+        data = build_summary(_config(params, config))
+    except EnrichRagError as exc:
+        _fail(exc)
+    _emit(data, as_json, summary_table(data))
+
+
+@graph_app.command("stats")
+def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """Node and edge counts, per partition."""
+    from enrich_rag.storage.graph_store import GraphStore
+
+    cfg = _config(params, config)
+    try:
+        with GraphStore(cfg.paths.graph) as store:
+            counts = store.counts()
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"graph: {counts['nodes']:,} nodes, {counts['edges']:,} edges")
+    for column in ("partition", "nodes", "edges"):
+        table.add_column(column, justify="right" if column != "partition" else "left")
+    for row in counts["partitions"]:
+        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}")
+    _emit(counts, as_json, table)
+
+
+@graph_app.command("partitions")
+def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """List committed partitions (seed first, then enrichments in write order)."""
+    graph_stats(params, config, as_json)
+
+
+@graph_app.command("show")
+def graph_show(
+    entity: Annotated[str, typer.Argument(help="entity name (case and punctuation do not matter)")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    limit: int = typer.Option(20, help="edges to show"),
+    as_json: JsonOption = False,
+) -> None:
+    """An entity, its description and its strongest 1-hop edges with their evidence."""
+    from enrich_rag.storage.graph_store import GraphStore
+
+    cfg = _config(params, config)
+    try:
+        with GraphStore(cfg.paths.graph) as store:
+            matches = store.find_nodes(entity)
+            if not matches:
+                _fail(EnrichRagError(f"no entity matching '{entity}'"))
+            node = matches[0]
+            edges = store.neighbors([node["id"]], limit=limit).edges
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"{node['name']} ({node['type']}): {node['description']}", show_lines=False)
+    for column in ("subject", "relation", "object", "chunk", "conf"):
+        table.add_column(column)
+    for e in edges:
+        table.add_row(e["src_name"], e["relation"], e["dst_name"], e["chunk_id"], f"{e['confidence']:.2f}")
+    _emit({"node": node, "edges": edges}, as_json, table)
+
+
+if __name__ == "__main__":
+    app()

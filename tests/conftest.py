@@ -1,0 +1,82 @@
+"""Shared fixtures: real spaCy, real MiniLM, a small corpus written by the test into tmp dirs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from enrich_rag.config import Config, CorpusConfig, ExtractionConfig, load_config
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+SMALL_CORPUS = [
+    {"id": "inception", "title": "Inception",
+     "text": "Inception is a 2010 science fiction film. Christopher Nolan directed Inception. "
+             "The film stars Leonardo DiCaprio as a thief who steals corporate secrets."},
+    {"id": "nolan", "title": "Christopher Nolan",
+     "text": "Christopher Nolan is a British-American film director. Nolan was born in London in 1970. "
+             "He studied English literature at University College London."},
+    {"id": "london", "title": "London",
+     "text": "London is the capital city of England and the United Kingdom. It stands on the River Thames."},
+    {"id": "thames", "title": "River Thames",
+     "text": "The River Thames flows through southern England. Its source is near Kemble in Gloucestershire."},
+    {"id": "dicaprio", "title": "Leonardo DiCaprio",
+     "text": "Leonardo DiCaprio is an American actor. DiCaprio won the Academy Award for Best Actor in 2016."},
+]
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    from enrich_rag.extract.spacy_extractor import load_spacy
+
+    return load_spacy(ExtractionConfig().spacy_model)
+
+
+@pytest.fixture(scope="session")
+def spacy_extractor(nlp):
+    from enrich_rag.extract.spacy_extractor import SpacyExtractor
+
+    return SpacyExtractor(ExtractionConfig(), nlp=nlp)
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def small_config(tmp_path: Path) -> Config:
+    """The project's params.yaml, pointed at a five-document corpus and a temp data dir."""
+    source = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
+    base = load_config(PROJECT_ROOT / "params.yaml")
+    config = dataclasses.replace(
+        base,
+        corpus=CorpusConfig(source=str(source), format="jsonl", chunk_size=400),
+        paths=dataclasses.replace(
+            base.paths,
+            root=str(tmp_path / "data"),
+            chunks=str(tmp_path / "data/corpus/chunks.parquet"),
+            corpus_index=str(tmp_path / "data/indexes/corpus"),
+            graph=str(tmp_path / "data/graph"),
+            graph_index=str(tmp_path / "data/indexes/graph"),
+            build_summary=str(tmp_path / "data/build_summary.json"),
+        ),
+    )
+    return config
+
+
+@pytest.fixture
+def built_small(small_config, spacy_extractor):
+    """Run the real offline stages on the small corpus (shared spaCy so the model loads once)."""
+    from enrich_rag.build.corpus import prepare_corpus
+    from enrich_rag.build.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.build.seed_graph import build_seed_graph
+
+    prepare_corpus(small_config)
+    build_corpus_index(small_config)
+    build_seed_graph(small_config, extractor=spacy_extractor)
+    build_graph_index(small_config)
+    return small_config

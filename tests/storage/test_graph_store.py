@@ -1,0 +1,118 @@
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from enrich_rag.errors import StorageError
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.partitions import committed_partitions, partition_dir, remove_uncommitted, write_partition
+from enrich_rag.storage.schema import EDGES, NODES
+
+
+def _node(name, type_="PERSON"):
+    return {"id": node_id(name), "name": name, "type": type_, "description": f"{name} description", "aliases": []}
+
+
+def _edge(eid, src, relation, dst, chunk="c1", conf=0.8):
+    return {"id": eid, "src": node_id(src), "dst": node_id(dst), "src_name": src, "dst_name": dst, "relation": relation,
+            "evidence": f"{src} {relation} {dst}.", "chunk_id": chunk, "doc_id": "d1", "confidence": conf, "extractor": "test"}
+
+
+def _write(root, partition, nodes, edges):
+    write_partition(root, partition, pa.Table.from_pylist(nodes, schema=NODES), pa.Table.from_pylist(edges, schema=EDGES))
+
+
+@pytest.fixture
+def graph(tmp_path):
+    root = tmp_path / "graph"
+    names = ["Christopher Nolan", "Inception", "London", "Leonardo DiCaprio", "Paris"]
+    _write(root, "seed", [_node(n) for n in names], [
+        _edge("e1", "Christopher Nolan", "directed", "Inception"),
+        _edge("e2", "Christopher Nolan", "born in", "London"),
+        _edge("e3", "Inception", "stars", "Leonardo DiCaprio", chunk="c2"),
+        _edge("e4", "Paris", "co-occurs with", "London", conf=0.4),
+    ])
+    return root
+
+
+def test_hive_partition_layout(graph):
+    assert (graph / "nodes/partition=seed/part-0.parquet").is_file()
+    assert (graph / "edges/partition=seed/part-0.parquet").is_file()
+    assert not [p for p in graph.rglob("*") if p.name.startswith(".tmp-")]
+    assert pq.read_schema(graph / "edges/partition=seed/part-0.parquet").names == EDGES.names
+
+
+def test_neighbors_include_outgoing_and_incoming_edges(graph):
+    with GraphStore(graph) as store:
+        hood = store.neighbors([node_id("Inception")])
+        assert {e["id"] for e in hood.edges} == {"e1", "e3"}  # e1 points in, e3 points out
+        assert set(hood.node_names().values()) == {"Christopher Nolan", "Inception", "Leonardo DiCaprio"}
+        assert hood.seeds[0]["name"] == "Inception"
+        hood = store.neighbors([node_id("London")])
+        assert {e["id"] for e in hood.edges} == {"e2", "e4"}
+        # An edge between two seeds is returned once.
+        assert [e["id"] for e in store.neighbors([node_id("Christopher Nolan"), node_id("Inception")]).edges].count("e1") == 1
+
+
+def test_neighbors_are_ordered_by_confidence_and_limited(graph):
+    with GraphStore(graph) as store:
+        edges = store.neighbors([node_id("London")], limit=1).edges
+        assert [e["id"] for e in edges] == ["e2"]
+
+
+def test_find_nodes_by_normalised_name_and_substring(graph):
+    with GraphStore(graph) as store:
+        assert store.find_nodes("christopher nolan.")[0]["name"] == "Christopher Nolan"
+        assert [n["name"] for n in store.find_nodes("dicaprio")] == ["Leonardo DiCaprio"]
+        assert store.find_nodes("nobody at all") == []
+
+
+def test_hostile_names_are_bound_parameters_not_sql(graph):
+    with GraphStore(graph) as store:
+        assert store.find_nodes("x'); DROP TABLE nodes; --") == []
+        assert store.node("x' OR '1'='1") is None
+        assert store.counts()["nodes"] == 5
+
+
+def test_new_partition_is_seen_by_an_open_store_and_nodes_merge(graph):
+    with GraphStore(graph) as store:
+        assert store.partitions == ["seed"]
+        merged = _node("London", "GPE") | {"aliases": ["London, England"]}
+        _write(graph, "enrich-20260101-1", [_node("Thames", "LOC"), merged],
+               [_edge("e9", "Thames", "flows through", "London")])
+        assert store.partitions == ["seed"]  # unchanged until the next query
+        assert {e["id"] for e in store.neighbors([node_id("London")]).edges} == {"e2", "e4", "e9"}
+        assert store.partitions == ["seed", "enrich-20260101-1"]
+        london = store.node(node_id("London"))
+        assert london["type"] == "PERSON" and "London, England" in london["aliases"]  # seed row wins, aliases merge
+        counts = store.counts()
+        assert counts["nodes"] == 6 and counts["edges"] == 5
+        assert [(p["partition"], p["nodes"], p["edges"]) for p in counts["partitions"]] == [("seed", 5, 4), ("enrich-20260101-1", 2, 1)]
+
+
+def test_edges_without_committed_nodes_are_invisible_and_cleaned(graph):
+    # Simulate a crash between the edges rename and the nodes rename (the commit point).
+    _write(graph, "enrich-x", [_node("Thames")], [_edge("e9", "Thames", "flows through", "London")])
+    nodes_dir = partition_dir(graph, "nodes", "enrich-x")
+    for f in nodes_dir.iterdir():
+        f.unlink()
+    nodes_dir.rmdir()
+    assert committed_partitions(graph) == ["seed"]
+    with GraphStore(graph) as store:
+        assert "e9" not in {e["id"] for e in store.neighbors([node_id("London")]).edges}
+    assert remove_uncommitted(graph) == ["edges/partition=enrich-x"]
+    assert not partition_dir(graph, "edges", "enrich-x").exists()
+
+
+def test_invalid_partition_ids_are_rejected(tmp_path):
+    for bad in ("../escape", "a/b", ".hidden", ""):
+        with pytest.raises(StorageError, match="invalid partition id"):
+            partition_dir(tmp_path, "nodes", bad)
+
+
+def test_empty_or_corrupt_graph_gives_clear_errors(tmp_path, graph):
+    with pytest.raises(StorageError, match="no graph partitions"):
+        GraphStore(tmp_path / "empty")
+    (graph / "edges/partition=seed/part-0.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(StorageError, match="cannot read graph partitions"):
+        GraphStore(graph)
