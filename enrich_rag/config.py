@@ -49,6 +49,37 @@ class ExtractionConfig:
 
 
 @dataclass(frozen=True)
+class LLMConfig:
+    backend: str = "embedded"  # embedded (Gemma 3 270M GGUF from PyPI) | hf (name or folder) | openai (HTTP server)
+    model: str = ""  # hf: hub name or local folder; openai: the server's model name
+    gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
+    base_url: str = "http://127.0.0.1:8080/v1"
+    api_key: str = ""
+    timeout_s: float = 60.0
+    retries: int = 2
+    cache_dir: str = "~/.cache/enrich-rag"
+    seed: int = 0
+    threads: int = 0  # 0 = torch default
+    max_new_tokens: int = 16
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    entry_points: int = 8  # graph-index hits that seed the 1-hop expansion
+    neighbor_limit: int = 300  # edges fetched around the entry points
+    max_nodes: int = 24  # PCST output budget
+    max_edges: int = 24
+    context_facts: int = 10  # evidence sentences shown to the LLM
+    max_iterations: int = 3  # CheckSufficiency rounds, each widening the entry points
+    min_gain: float = 0.05  # relative perplexity drop that still counts as progress
+    ppl_threshold: float = 3.0  # AnalyzeDecide: answer when perplexity is under this
+    max_enrich_rounds: int = 2
+    enrich_chunks: int = 4  # new corpus chunks extracted per EnrichGraph round
+    allow_enrich: bool = True
+    edge_cost: float = 0.5  # PCST base edge cost; relevant relations cost less
+
+
+@dataclass(frozen=True)
 class PathsConfig:
     root: str = "data"
     chunks: str = "data/corpus/chunks.parquet"
@@ -56,6 +87,7 @@ class PathsConfig:
     graph: str = "data/graph"
     graph_index: str = "data/indexes/graph"
     build_summary: str = "data/build_summary.json"
+    dvc_root: str = "."  # the DVC repository that versions enrichment partitions
 
 
 @dataclass(frozen=True)
@@ -63,6 +95,8 @@ class Config:
     corpus: CorpusConfig = field(default_factory=CorpusConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -85,6 +119,8 @@ _SECTIONS = {
     "corpus": CorpusConfig,
     "embeddings": EmbeddingsConfig,
     "extraction": ExtractionConfig,
+    "llm": LLMConfig,
+    "agent": AgentConfig,
     "paths": PathsConfig,
 }
 

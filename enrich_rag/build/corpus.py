@@ -26,6 +26,20 @@ def prepare_corpus(config: Config) -> dict[str, int]:
     return {"passages": len(docs), "chunks": len(rows)}
 
 
+def chunks_by_ids(path: Path | str, chunk_ids: list[str]) -> list[dict]:
+    if not chunk_ids:
+        return []
+    import duckdb
+
+    with duckdb.connect() as con:
+        cursor = con.execute(
+            "SELECT * FROM read_parquet(?) WHERE chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id",
+            [str(path), list(chunk_ids)],
+        )
+        columns = [d[0] for d in cursor.description]
+        return [dict(zip(columns, row)) for row in cursor.fetchall()]
+
+
 def read_chunks(path: Path | str) -> pa.Table:
     path = Path(path)
     if not path.is_file():

@@ -69,6 +69,109 @@ def summary(params: ParamsOption = Path("params.yaml"), config: OverlayOption = 
     _emit(data, as_json, summary_table(data))
 
 
+def _agent(cfg: Config, reconcile_first: bool = True):
+    from enrich_rag.agent.loop import Agent
+    from enrich_rag.agent.recovery import reconcile
+    from enrich_rag.agent.resources import Resources
+
+    resources = Resources(cfg)
+    if reconcile_first:
+        report = reconcile(resources)
+        if report.changed:
+            console.print(f"[yellow]repaired:[/yellow] {report}")
+    return Agent(resources)
+
+
+def _print_answer(answer, as_json: bool) -> None:
+    if as_json:
+        _emit(answer.to_dict(), True)
+        return
+    out = Console()
+    status = "[green]confident[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
+    out.print(f"[bold]{answer.answer or '(no answer)'}[/bold]  perplexity {answer.perplexity:.2f} ({status})")
+    cites = Table(title="evidence")
+    for column in ("#", "fact", "evidence", "chunk", "partition"):
+        cites.add_column(column)
+    for i, c in enumerate(answer.citations, 1):
+        cites.add_row(str(i), c.triple, c.evidence, c.chunk_id, c.partition)
+    out.print(cites)
+    steps = Table(title=f"trace ({answer.trace.seconds:.2f}s)")
+    for column in ("tool", "time", "outputs"):
+        steps.add_column(column)
+    for row in answer.trace.summary_rows():
+        steps.add_row(*row)
+    out.print(steps)
+
+
+@app.command()
+def query(
+    question: Annotated[str, typer.Argument(help="the question")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    no_enrich: bool = typer.Option(False, "--no-enrich", help="never write to the graph"),
+    as_json: JsonOption = False,
+    trace_file: Optional[Path] = typer.Option(None, "--trace", help="save the full trace as JSON here"),
+) -> None:
+    """Answer a question with citations; enrich the graph when the evidence is not enough."""
+    cfg = _config(params, config)
+    try:
+        agent = _agent(cfg, reconcile_first=not no_enrich)
+        answer = agent.answer(question, allow_enrich=not no_enrich)
+    except EnrichRagError as exc:
+        _fail(exc)
+    if trace_file:
+        trace_file.write_text(answer.trace.to_json(), encoding="utf-8")
+    _print_answer(answer, as_json)
+
+
+@app.command()
+def enrich(
+    question: Annotated[str, typer.Argument(help="what the graph should learn about")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
+    from enrich_rag.agent.enrich_graph import enrich_graph
+
+    cfg = _config(params, config)
+    try:
+        agent = _agent(cfg)
+        result = enrich_graph(question, [], agent.resources, cfg.agent.enrich_chunks)
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"enrichment: {result.partition or 'nothing new'}")
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in result.__dict__.items():
+        table.add_row(key, str(value))
+    _emit(result.__dict__, as_json, table)
+
+
+@graph_app.command("rollback")
+def graph_rollback(
+    partition: Annotated[str, typer.Argument(help="an enrich-* partition id")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove an enrichment partition, its index entries and its DVC record."""
+    from enrich_rag.agent.rollback import rollback_partition
+
+    cfg = _config(params, config)
+    try:
+        agent = _agent(cfg)
+        result = rollback_partition(agent.resources, partition)
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"rolled back {partition}")
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in result.items():
+        table.add_row(key, str(value))
+    _emit(result, as_json, table)
+
+
 @graph_app.command("stats")
 def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Node and edge counts, per partition."""

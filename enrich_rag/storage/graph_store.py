@@ -175,6 +175,13 @@ class GraphStore:
             return []
         return self._query("SELECT * FROM edges WHERE id IN (SELECT unnest(?::VARCHAR[]))", [list(ids)])
 
+    def covered_chunks(self, chunk_ids: list[str]) -> set[str]:
+        """Which of these chunks already have facts in the graph."""
+        if not chunk_ids:
+            return set()
+        rows = self._query("SELECT DISTINCT chunk_id FROM edges WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
+        return {r["chunk_id"] for r in rows}
+
     def partition_rows(self, partition: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """A partition's own node rows, and its edges with both end names (what the index needs)."""
         nodes = self._query(

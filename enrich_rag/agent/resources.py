@@ -1,0 +1,67 @@
+"""What the agent keeps open between questions: graph store, both indexes, LLM, extractor, DVC.
+
+Models load lazily (the first question pays, later ones do not) and only what a path needs: a
+`--no-enrich` question never loads the extractor.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from filelock import FileLock
+
+from enrich_rag.config import Config
+from enrich_rag.extract.base import Extractor
+from enrich_rag.index.embeddings import open_index
+from enrich_rag.llm.base import LLM
+from enrich_rag.storage.dvc_tracking import DvcRepo
+from enrich_rag.storage.graph_store import GraphStore
+
+WRITE_LOCK = ".enrich.lock"
+
+
+class Resources:
+    def __init__(self, config: Config, llm: LLM | None = None, extractor: Extractor | None = None):
+        self.config = config
+        self._llm, self._extractor = llm, extractor
+        self.store = GraphStore(config.paths.graph)
+        self.dvc = DvcRepo(config.paths.dvc_root)
+
+    @cached_property
+    def graph_index(self):
+        return open_index(self.config.paths.graph_index, self.config.embeddings)
+
+    @cached_property
+    def corpus_index(self):
+        return open_index(self.config.paths.corpus_index, self.config.embeddings)
+
+    @property
+    def llm(self) -> LLM:
+        if self._llm is None:
+            from enrich_rag.llm.factory import make_llm
+
+            self._llm = make_llm(self.config.llm)
+        return self._llm
+
+    @property
+    def extractor(self) -> Extractor:
+        if self._extractor is None:
+            from enrich_rag.extract.factory import make_extractor
+
+            self._extractor = make_extractor(self.config.extraction)
+        return self._extractor
+
+    def write_lock(self) -> FileLock:
+        """Enrichments (and rollbacks) serialise on one lock file beside the graph."""
+        Path(self.config.paths.graph).mkdir(parents=True, exist_ok=True)
+        return FileLock(str(Path(self.config.paths.graph) / WRITE_LOCK))
+
+    def after_partition_write(self, partition: str) -> None:
+        """Called between the partition commit and the index upsert; tests inject crashes here."""
+
+    def reload_graph_index(self) -> None:
+        self.__dict__.pop("graph_index", None)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,47 @@
+"""The one interface every LLM backend implements: generate text, and score a continuation.
+
+Perplexity, the agent's sufficiency signal, is computed from `score` (or from the log-probs that
+greedy generation already produced), so every backend must give token log-probs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from enrich_rag.errors import EnrichRagError
+
+
+class LLMError(EnrichRagError):
+    pass
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    token_logprobs: list[float] = field(default_factory=list)
+
+    @property
+    def perplexity(self) -> float:
+        return perplexity(self.token_logprobs)
+
+
+class LLM(Protocol):
+    name: str
+
+    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation: ...
+
+    def score(self, prompt: str, continuation: str) -> list[float]: ...
+
+
+def perplexity(token_logprobs: Sequence[float]) -> float:
+    """exp of the mean negative log-prob; infinite for an empty continuation (nothing to trust)."""
+    if not token_logprobs:
+        return math.inf
+    return math.exp(-sum(token_logprobs) / len(token_logprobs))
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=len(text))
+    return text[:cut]

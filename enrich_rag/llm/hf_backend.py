@@ -1,0 +1,98 @@
+"""Hugging Face causal LMs through transformers: a hub name, a local folder, or a GGUF file.
+
+A GGUF file is dequantised by transformers on load (slow: ~60 s for Gemma 3 270M on 2 cores), so
+the dequantised model is saved once into the cache folder and later starts load that (~3 s).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+from enrich_rag.errors import ModelLoadError
+from enrich_rag.llm.base import Generation, cut_at_stop
+from enrich_rag.storage.atomic import atomic_directory
+
+
+def _import_transformers():
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:  # pragma: no cover - core dependencies
+        raise ModelLoadError("transformers and torch are required for the hf/embedded LLM backends") from exc
+    return torch, transformers
+
+
+def load_causal_lm(model: str, gguf_file: str | None = None, converted_dir: Path | None = None):
+    """Return (tokenizer, model). With `converted_dir`, a GGUF load is cached there as safetensors."""
+    torch, transformers = _import_transformers()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    source, kwargs = model, {}
+    if converted_dir is not None and (converted_dir / "config.json").is_file():
+        source = str(converted_dir)
+    elif gguf_file:
+        try:
+            import gguf  # noqa: F401  (transformers needs it to read GGUF)
+        except ImportError as exc:
+            raise ModelLoadError("reading a GGUF model with transformers needs the `gguf` package: pip install 'enrich-rag[llm]'") from exc
+        kwargs["gguf_file"] = gguf_file
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)
+        lm = transformers.AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **kwargs)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"cannot load LLM '{source}'{' (' + gguf_file + ')' if gguf_file else ''}: {exc}".splitlines()[0]) from exc
+    lm.eval()
+    if gguf_file and converted_dir is not None and source != str(converted_dir):
+        # transformers refuses to save a model that still claims GGUF quantisation; it is fp32 now.
+        lm.hf_quantizer = None
+        if hasattr(lm.config, "quantization_config"):
+            del lm.config.quantization_config
+        with atomic_directory(converted_dir) as tmp:
+            lm.save_pretrained(tmp)
+            tokenizer.save_pretrained(tmp)
+    return tokenizer, lm
+
+
+class HFCausalLM:
+    def __init__(self, tokenizer, model, name: str, seed: int = 0, threads: int = 0):
+        self.tokenizer, self.model, self.name = tokenizer, model, name
+        self.torch, _ = _import_transformers()
+        if threads:
+            self.torch.set_num_threads(threads)
+        self.torch.manual_seed(seed)
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        self._pad_id = pad
+
+    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+        torch = self.torch
+        inputs = self.tokenizer(prompt, return_tensors="pt")
+        with torch.no_grad():
+            out = self.model.generate(
+                **inputs, max_new_tokens=max_new_tokens, do_sample=False, output_logits=True,
+                return_dict_in_generate=True, pad_token_id=self._pad_id,
+            )
+        new_tokens = out.sequences[0, inputs.input_ids.shape[1]:].tolist()
+        logprobs = [torch.log_softmax(step[0].float(), dim=-1)[tok].item() for step, tok in zip(out.logits, new_tokens)]
+        # Keep the tokens up to the first stop string, and exactly their log-probs.
+        kept, text = 0, ""
+        for i in range(1, len(new_tokens) + 1):
+            decoded = self.tokenizer.decode(new_tokens[:i], skip_special_tokens=True)
+            if cut_at_stop(decoded, stop) != decoded or new_tokens[i - 1] == self.tokenizer.eos_token_id:
+                break
+            kept, text = i, decoded
+        return Generation(text.strip(), logprobs[:kept])
+
+    def score(self, prompt: str, continuation: str) -> list[float]:
+        torch = self.torch
+        prompt_ids = self.tokenizer(prompt).input_ids
+        cont_ids = self.tokenizer(continuation, add_special_tokens=False).input_ids
+        if not cont_ids:
+            return []
+        ids = torch.tensor([prompt_ids + cont_ids])
+        with torch.no_grad():
+            logits = self.model(ids).logits[0, len(prompt_ids) - 1 : -1].float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        values = logprobs[torch.arange(len(cont_ids)), torch.tensor(cont_ids)].tolist()
+        return [v if math.isfinite(v) else -1e4 for v in values]

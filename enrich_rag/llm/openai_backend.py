@@ -1,0 +1,76 @@
+"""Any OpenAI-compatible completions server (llama.cpp server, vLLM, Ollama's /v1).
+
+Perplexity needs the log-probs of a given continuation, which the completions endpoint returns with
+`echo: true, logprobs: 1`. Servers that cannot echo log-probs get a clear error, not a silent 0.
+Requests time out, and are retried with exponential backoff on connection errors and 5xx/429.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Sequence
+
+from enrich_rag.llm.base import Generation, LLMError, cut_at_stop
+
+_RETRYABLE = {429, 500, 502, 503, 504}
+
+
+class OpenAICompatibleLLM:
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 60.0, retries: int = 2,
+                 backoff_s: float = 0.5, seed: int = 0):
+        self.base_url = base_url.rstrip("/")
+        self.model, self.api_key, self.timeout_s = model, api_key, timeout_s
+        self.retries, self.backoff_s, self.seed = retries, backoff_s, seed
+        self.name = f"{model} @ {self.base_url}"
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.base_url}{path}"
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(body).encode("utf-8")
+        last: str = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            try:
+                request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    return json.loads(response.read().decode("utf-8"))
+            except urllib.error.HTTPError as exc:
+                last = f"HTTP {exc.code}"
+                if exc.code not in _RETRYABLE:
+                    break
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                last = str(getattr(exc, "reason", exc))
+            except json.JSONDecodeError:
+                last = "response is not JSON"
+                break
+        raise LLMError(f"LLM server {url} failed after {attempt + 1} attempt(s): {last}")
+
+    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+        body = {"model": self.model, "prompt": prompt, "max_tokens": max_new_tokens, "temperature": 0,
+                "stop": list(stop), "logprobs": 1, "seed": self.seed}
+        choice = self._post("/completions", body)["choices"][0]
+        text = cut_at_stop(choice.get("text", ""), stop)
+        logprobs = (choice.get("logprobs") or {}).get("token_logprobs") or []
+        return Generation(text.strip(), [float(x) for x in logprobs if x is not None])
+
+    def score(self, prompt: str, continuation: str) -> list[float]:
+        body = {"model": self.model, "prompt": prompt + continuation, "max_tokens": 1, "temperature": 0,
+                "echo": True, "logprobs": 1}
+        choice = self._post("/completions", body)["choices"][0]
+        logprobs = choice.get("logprobs")
+        if not logprobs or not logprobs.get("token_logprobs") or not logprobs.get("text_offset"):
+            raise LLMError(
+                f"LLM server {self.base_url} returned no echoed log-probs; perplexity needs a server that "
+                "supports echo+logprobs on /completions (llama.cpp server with --logits_all, vLLM)"
+            )
+        start = len(prompt)
+        # The echo covers prompt + continuation (+ the one generated token, past the end).
+        end = len(prompt) + len(continuation)
+        return [float(lp) for off, lp in zip(logprobs["text_offset"], logprobs["token_logprobs"])
+                if lp is not None and start <= off < end]

@@ -1,0 +1,123 @@
+"""Benchmark the agent loop: p50/p95 latency per tool and end to end over bundled HotpotQA questions,
+without enrichment and with exactly one enrichment round; and graph-index upsert vs full rebuild
+for 100 new nodes. Runs on a copy of the built data (the real graph is never written).
+
+    python scripts/bench_agent.py --questions 50 --enrich-questions 10 --out bench_results/agent.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.resources import Resources
+from enrich_rag.config import load_config
+from enrich_rag.index.embeddings import build_index, open_index
+from enrich_rag.index.graph_index import partition_documents
+
+
+def _copy_build(config, root: Path):
+    for name in ("graph_index", "corpus_index", "graph"):
+        src = Path(getattr(config.paths, name))
+        shutil.copytree(src, root / name, ignore=shutil.ignore_patterns(".*"))
+    shutil.copy(config.paths.chunks, root / "chunks.parquet")
+    subprocess.run([str(Path(sys.executable).with_name("dvc")), "init", "--no-scm", "-q"], cwd=root, check=True)
+    paths = dataclasses.replace(config.paths, graph=str(root / "graph"), graph_index=str(root / "graph_index"),
+                                corpus_index=str(root / "corpus_index"), chunks=str(root / "chunks.parquet"),
+                                dvc_root=str(root))
+    return dataclasses.replace(config, paths=paths)
+
+
+def _pct(values: list[float]) -> tuple[float, float]:
+    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
+
+
+def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str) -> dict:
+    per_tool: dict[str, list[float]] = defaultdict(list)
+    totals, rounds = [], []
+    for q in tqdm(questions, desc=label, unit="q"):
+        answer = agent.answer(q, allow_enrich=allow_enrich)
+        totals.append(answer.trace.seconds)
+        rounds.append(len(answer.trace.partitions_written))
+        tool_time: dict[str, float] = defaultdict(float)
+        for step in answer.trace.steps:
+            tool_time[step.tool] += step.seconds
+        for tool, seconds in tool_time.items():
+            per_tool[tool].append(seconds)
+    out = {"questions": len(questions), "end_to_end_p50_s": _pct(totals)[0], "end_to_end_p95_s": _pct(totals)[1],
+           "mean_partitions_written": statistics.mean(rounds)}
+    for tool, values in sorted(per_tool.items()):
+        out[f"{tool}_p50_s"], out[f"{tool}_p95_s"] = _pct(values)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--questions", type=int, default=50)
+    parser.add_argument("--enrich-questions", type=int, default=10)
+    parser.add_argument("--skip-rebuild", action="store_true")
+    parser.add_argument("--out", default="bench_results/agent.json")
+    args = parser.parse_args()
+    config = load_config(args.params)
+    rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
+    questions = [r["question"] for r in rows[: args.questions]]
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = _copy_build(config, Path(tmp))
+        resources = Resources(cfg)
+        agent = Agent(resources)
+        t0 = time.perf_counter()
+        agent.answer(questions[0], allow_enrich=False)  # warm-up: model and index loads
+        results["warmup_s"] = time.perf_counter() - t0
+        results["no_enrich"] = _run(agent, questions, False, "no enrichment")
+        forced = dataclasses.replace(cfg.agent, ppl_threshold=0.0, max_enrich_rounds=1)
+        enrich_agent = Agent(resources, forced)
+        results["one_enrich_round"] = _run(enrich_agent, questions[: args.enrich_questions], True, "one enrichment round")
+
+        # Upsert 100 new nodes vs rebuilding the whole graph index.
+        docs = [doc for p in resources.store.partitions for doc in partition_documents(resources.store, p)]
+        new = [{"id": f"nbench{i}", "text": f"Benchmark entity {i}. A synthetic node number {i}.", "kind": "node",
+                "name": f"Benchmark entity {i}", "partition": "bench"} for i in range(100)]
+        index = open_index(cfg.paths.graph_index, cfg.embeddings)
+        t0 = time.perf_counter()
+        index.upsert(new)
+        upsert_s = time.perf_counter() - t0
+        results["upsert_100_nodes_s"] = upsert_s
+        results["graph_index_docs"] = len(docs)
+        if not args.skip_rebuild:
+            t0 = time.perf_counter()
+            build_index(docs + new, cfg.embeddings, Path(tmp) / "rebuilt", "rebuild")
+            results["rebuild_s"] = time.perf_counter() - t0
+            results["rebuild_over_upsert"] = results["rebuild_s"] / upsert_s
+    table = Table(title="agent latency (seconds)")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in results.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                table.add_row(f"{key}.{k}", f"{v:.3f}" if isinstance(v, float) else str(v))
+        else:
+            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    Console().print(table)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""The agent loop with real components: Parquet + DuckDB graph, txtai indexes, PCST, spaCy, the
+embedded Gemma model, and a DVC repository (`dvc init --no-scm`) in the test's temp dir."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from enrich_rag.agent.enrich_graph import enrich_graph
+from enrich_rag.agent.loop import Agent, QueryError
+from enrich_rag.agent.recovery import indexed_ids_by_partition, reconcile
+from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.rollback import rollback_partition
+from enrich_rag.index.graph_index import search_graph
+from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.partitions import committed_partitions
+
+QUESTION = "Where was the director of Inception born?"
+
+
+def _resources(config, llm, extractor):
+    return Resources(config, llm=llm, extractor=extractor)
+
+
+def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, embedded_llm, spacy_extractor):
+    # A threshold no answer can meet forces exactly one enrichment round whatever the model says.
+    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, ppl_threshold=1.0, max_enrich_rounds=1))
+    agent = Agent(_resources(config, embedded_llm, spacy_extractor))
+    answer = agent.answer(QUESTION)
+    tools = answer.trace.tools()
+    assert {"EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph"} <= set(tools)
+    assert len(answer.trace.partitions_written) == 1
+    partition = answer.trace.partitions_written[0]
+    assert partition.startswith("enrich-") and partition in committed_partitions(Path(config.paths.graph))
+
+    enrich_step = next(s for s in answer.trace.steps if s.tool == "EnrichGraph")
+    assert any(c.startswith("nolan::") for c in enrich_step.outputs["new_chunks"])
+    assert enrich_step.outputs["indexed"] > 0 and any(cmd.startswith("dvc add") for cmd in enrich_step.outputs["dvc"])
+    assert Path(config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
+
+    retried = [s for s in answer.trace.steps if s.tool == "EnrichContext" and s.inputs["round"] == 1]
+    assert retried and any(c.startswith("nolan::") for c in retried[0].outputs["chunk_ids"])
+    assert any("born in London" in c.evidence for c in answer.citations)
+    assert "London" in answer.answer
+    assert answer.trace.to_json()  # serialisable
+
+
+def test_enrichment_persists_for_a_related_question_without_reextraction(gap_config, embedded_llm, spacy_extractor):
+    resources = _resources(gap_config, embedded_llm, spacy_extractor)
+    first = enrich_graph(QUESTION, [], resources, limit_chunks=4)
+    assert first.partition and "nolan::c0" in first.new_chunks
+    again = enrich_graph("Which university did Christopher Nolan study at?", [], resources, limit_chunks=4)
+    assert "nolan::c0" not in again.new_chunks  # already covered by the graph
+    answer = Agent(resources).answer("Where was Christopher Nolan born?", allow_enrich=False)
+    assert not [s for s in answer.trace.steps if s.tool == "EnrichGraph"]
+    assert any("born in London" in c.evidence for c in answer.citations)
+
+
+def test_enrich_graph_adds_exactly_one_partition_and_the_index_finds_it(gap_config, embedded_llm, spacy_extractor):
+    resources = _resources(gap_config, embedded_llm, spacy_extractor)
+    before = committed_partitions(Path(gap_config.paths.graph))
+    result = enrich_graph(QUESTION, [], resources, limit_chunks=2)
+    after = committed_partitions(Path(gap_config.paths.graph))
+    assert after == before + [result.partition]
+    hits = search_graph(resources.graph_index, "University College London", 3, gap_config.embeddings)
+    assert node_id("University College London") in {h["id"] for h in hits}
+    # The saved index has it too (a fresh process would see it).
+    reopened = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    assert result.partition in indexed_ids_by_partition(reopened.graph_index)
+
+
+class _CrashAfterWrite(Resources):
+    def after_partition_write(self, partition: str) -> None:
+        raise KeyboardInterrupt("injected crash between partition write and upsert")
+
+
+def test_crash_between_write_and_upsert_is_repaired_on_next_start(gap_config, embedded_llm, spacy_extractor):
+    crashing = _CrashAfterWrite(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with pytest.raises(KeyboardInterrupt):
+        enrich_graph(QUESTION, [], crashing, limit_chunks=2)
+    partition = [p for p in committed_partitions(Path(gap_config.paths.graph)) if p != "seed"][0]
+    fresh = _resources(gap_config, embedded_llm, spacy_extractor)
+    assert partition not in indexed_ids_by_partition(fresh.graph_index)  # the inconsistency is real
+    report = reconcile(fresh)
+    assert report.reindexed.get(partition, 0) > 0 and report.recorded
+    fresh.reload_graph_index()
+    assert partition in indexed_ids_by_partition(fresh.graph_index)
+    assert Path(gap_config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
+    assert not reconcile(fresh).changed  # idempotent
+
+
+def test_rollback_removes_partition_index_rows_and_dvc_record(gap_config, embedded_llm, spacy_extractor):
+    resources = _resources(gap_config, embedded_llm, spacy_extractor)
+    result = enrich_graph(QUESTION, [], resources, limit_chunks=2)
+    report = rollback_partition(resources, result.partition)
+    assert report["index_rows_deleted"] > 0
+    assert result.partition not in committed_partitions(Path(gap_config.paths.graph))
+    assert result.partition not in indexed_ids_by_partition(resources.graph_index)
+    assert not Path(gap_config.paths.graph, "nodes", f"partition={result.partition}.dvc").exists()
+    with pytest.raises(Exception, match="seed partition"):
+        rollback_partition(resources, "seed")
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "x" * 5000])
+def test_bad_questions_are_rejected_with_one_line(gap_config, embedded_llm, spacy_extractor, bad):
+    with pytest.raises(QueryError):
+        Agent(_resources(gap_config, embedded_llm, spacy_extractor)).answer(bad)
