@@ -4,7 +4,7 @@
         repeat: EnrichContext (wider each time) -> CheckSufficiency
                 until perplexity is under the threshold, stops improving, or the iteration cap
         AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-    answer = the lowest-perplexity hypothetical answer, with the facts behind it as citations
+    answer = the last round's lowest-perplexity hypothetical answer, with the facts behind it as citations
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ class Agent:
         best: Sufficiency | None = None
         best_sub = Subgraph()
         sufficient = False
+        enriched = None
         for round_ in range(self.config.max_enrich_rounds + 1):
+            best, best_sub = None, Subgraph()  # decide on this round's evidence, which includes all earlier facts
             history: list[Sufficiency] = []
             previous_facts: list[str] | None = None
             for iteration in range(self.config.max_iterations):
@@ -110,7 +112,6 @@ class Agent:
                 if converged(history, self.config.min_gain):
                     step.outputs["reason"] = "converged"
                     break
-            assert best is not None or not history
             ppl = best.perplexity if best else float("inf")
             with trace.step("AnalyzeDecide", perplexity=round(ppl, 4), threshold=self.config.ppl_threshold) as step:
                 decision = analyze_decide(ppl, self.config.ppl_threshold)

@@ -38,7 +38,7 @@ def indexed_ids_by_partition(graph_index) -> dict[str, set[str]]:
     return out
 
 
-def reconcile(resources) -> Reconciliation:
+def reconcile(resources, force_record: bool = False) -> Reconciliation:
     config = resources.config
     graph_root = Path(config.paths.graph)
     report = Reconciliation()
@@ -64,7 +64,7 @@ def reconcile(resources) -> Reconciliation:
             save_index(index, config.paths.graph_index)
         untracked = [p for p in sorted(committed - {SEED_PARTITION})
                      if not resources.dvc.is_tracked(partition_dir(graph_root, "nodes", p))]
-        if resources.dvc.exists() and (untracked or dirty):
+        if resources.dvc.exists() and (untracked or dirty or force_record):
             paths = [partition_dir(graph_root, t, p) for p in untracked for t in ("nodes", "edges")]
             report.recorded = resources.dvc.record(paths + [Path(config.paths.graph_index)])
     return report

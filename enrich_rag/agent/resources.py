@@ -27,6 +27,9 @@ class Resources:
         self._llm, self._extractor = llm, extractor
         self.store = GraphStore(config.paths.graph)
         self.dvc = DvcRepo(config.paths.dvc_root)
+        Path(config.paths.graph).mkdir(parents=True, exist_ok=True)
+        # One reentrant lock object: recovery may run inside a rollback that already holds it.
+        self._write_lock = FileLock(str(Path(config.paths.graph) / WRITE_LOCK))
 
     @cached_property
     def graph_index(self):
@@ -53,9 +56,8 @@ class Resources:
         return self._extractor
 
     def write_lock(self) -> FileLock:
-        """Enrichments (and rollbacks) serialise on one lock file beside the graph."""
-        Path(self.config.paths.graph).mkdir(parents=True, exist_ok=True)
-        return FileLock(str(Path(self.config.paths.graph) / WRITE_LOCK))
+        """Enrichments, rollbacks and repairs serialise on one lock file beside the graph."""
+        return self._write_lock
 
     def after_partition_write(self, partition: str) -> None:
         """Called between the partition commit and the index upsert; tests inject crashes here."""

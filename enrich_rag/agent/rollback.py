@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from enrich_rag.agent.recovery import reconcile
 from enrich_rag.errors import StorageError
 from enrich_rag.index.embeddings import save_index
 from enrich_rag.index.graph_index import partition_documents
@@ -25,18 +26,14 @@ def rollback_partition(resources, partition: str) -> dict:
         if partition not in committed_partitions(graph_root):
             raise StorageError(f"no partition '{partition}' (see `enrich-rag graph partitions`)")
         ids = [d["id"] for d in partition_documents(resources.store, partition)]
-        # Nodes also present in another partition must stay in the index.
-        others = {n["id"] for p in committed_partitions(graph_root) if p != partition
-                  for n in resources.store.partition_rows(p)[0]}
-        doomed = [i for i in ids if i not in others]
         remove_partition(graph_root, partition)
         index = resources.graph_index
-        if doomed:
-            index.delete(doomed)
-            save_index(index, resources.config.paths.graph_index)
-        dvc = []
+        index.delete(ids)
+        save_index(index, resources.config.paths.graph_index)
         if resources.dvc.exists():
             for table in ("nodes", "edges"):
                 resources.dvc.forget(partition_dir(graph_root, table, partition))
-            dvc = resources.dvc.record([Path(resources.config.paths.graph_index)])
-    return {"partition": partition, "index_rows_deleted": len(doomed), "dvc": dvc}
+        # Nodes it introduced that a later partition also mentions are re-indexed under that one;
+        # the repair also records the new index version with DVC.
+        repair = reconcile(resources, force_record=True)
+    return {"partition": partition, "index_rows_deleted": len(ids), "reindexed": repair.reindexed, "dvc": repair.recorded}

@@ -47,7 +47,7 @@ _NODES_TABLE = """
            first(type ORDER BY partition <> 'seed', partition) AS type,
            first(description ORDER BY partition <> 'seed', partition) AS description,
            list_distinct(flatten(list(aliases))) AS aliases,
-           list(partition ORDER BY partition) AS partitions
+           list(partition ORDER BY partition <> 'seed', partition) AS partitions
     FROM raw_nodes GROUP BY id
 """
 
@@ -183,9 +183,13 @@ class GraphStore:
         return {r["chunk_id"] for r in rows}
 
     def partition_rows(self, partition: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """A partition's own node rows, and its edges with both end names (what the index needs)."""
+        """The nodes a partition introduced (first seen there) and all its edges: what it adds to the index.
+
+        A node an enrichment merely mentions again stays owned by the partition that introduced it,
+        so re-indexing one partition never overwrites another's rows.
+        """
         nodes = self._query(
-            "SELECT id, name, type, description FROM raw_nodes WHERE partition = ? ORDER BY id", [partition]
+            "SELECT id, name, type, description FROM nodes WHERE partitions[1] = ? ORDER BY id", [partition]
         )
         edges = self._query(
             """

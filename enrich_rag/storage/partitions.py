@@ -85,7 +85,8 @@ def remove_uncommitted(graph_root: Path) -> list[str]:
             continue
         for entry in root.iterdir():
             orphan = entry.name.startswith(".tmp-") or (
-                table == "edges" and entry.name.startswith("partition=") and entry.name.split("=", 1)[1] not in committed
+                table == "edges" and entry.is_dir() and entry.name.startswith("partition=")
+                and entry.name.split("=", 1)[1] not in committed
             )
             if orphan:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
