@@ -69,6 +69,15 @@ def summary(params: ParamsOption = Path("params.yaml"), config: OverlayOption = 
     _emit(data, as_json, summary_table(data))
 
 
+def _kv_table(title: str, data: dict) -> Table:
+    table = Table(title=title)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in data.items():
+        table.add_row(key, str(value))
+    return table
+
+
 def _agent(cfg: Config, reconcile_first: bool = True):
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.recovery import reconcile
@@ -140,12 +149,7 @@ def enrich(
         result = enrich_graph(question, [], agent.resources, cfg.agent.enrich_chunks)
     except EnrichRagError as exc:
         _fail(exc)
-    table = Table(title=f"enrichment: {result.partition or 'nothing new'}")
-    table.add_column("what")
-    table.add_column("value")
-    for key, value in result.__dict__.items():
-        table.add_row(key, str(value))
-    _emit(result.__dict__, as_json, table)
+    _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
 
 
 @graph_app.command("rollback")
@@ -164,12 +168,7 @@ def graph_rollback(
         result = rollback_partition(agent.resources, partition)
     except EnrichRagError as exc:
         _fail(exc)
-    table = Table(title=f"rolled back {partition}")
-    table.add_column("what")
-    table.add_column("value")
-    for key, value in result.items():
-        table.add_row(key, str(value))
-    _emit(result, as_json, table)
+    _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
 @graph_app.command("stats")

