@@ -72,10 +72,11 @@ class AgentConfig:
     context_facts: int = 10  # evidence sentences shown to the LLM
     max_iterations: int = 3  # CheckSufficiency rounds, each widening the entry points
     min_gain: float = 0.05  # relative perplexity drop that still counts as progress
-    ppl_threshold: float = 3.0  # AnalyzeDecide: answer when perplexity is under this
+    ppl_threshold: float = 1.5  # AnalyzeDecide: answer under this (calibrated, see params.yaml)
     max_enrich_rounds: int = 2
     enrich_chunks: int = 4  # new corpus chunks extracted per EnrichGraph round
     allow_enrich: bool = True
+    expansion: str = "llm"  # llm (few-shot expansion query, template fallback) | template
     edge_cost: float = 0.5  # PCST base edge cost; relevant relations cost less
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from enrich_rag.agent.enrich_context import content_words
 from enrich_rag.build.corpus import chunks_by_ids
 from enrich_rag.build.seed_graph import write_graph_partition
+from enrich_rag.errors import StorageError
 from enrich_rag.extract.base import ChunkInput
 from enrich_rag.index.embeddings import search
 from enrich_rag.index.graph_index import upsert_partition
@@ -68,9 +69,12 @@ def new_partition_id(graph_root: Path) -> str:
 def enrich_graph(question: str, facts: list[str], resources, limit_chunks: int) -> EnrichResult:
     """`resources` is the agent's `Resources` (store, indexes, extractor, llm, dvc, config)."""
     config = resources.config
+    if not resources.dvc.exists():
+        # Checked before anything is written: an enrichment DVC cannot record is not made at all.
+        raise StorageError(f"no DVC repository at {resources.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    query, source = expansion_query(resources.llm, question, facts)
+    query, source = expansion_query(resources.llm if config.agent.expansion == "llm" else None, question, facts)
     timings["expansion_query"] = time.perf_counter() - t0
     result = EnrichResult(query, source)
 

@@ -62,9 +62,12 @@ def reconcile(resources, force_record: bool = False) -> Reconciliation:
                 dirty = True
         if dirty:
             save_index(index, config.paths.graph_index)
-        untracked = [p for p in sorted(committed - {SEED_PARTITION})
-                     if not resources.dvc.is_tracked(partition_dir(graph_root, "nodes", p))]
-        if resources.dvc.exists() and (untracked or dirty or force_record):
-            paths = [partition_dir(graph_root, t, p) for p in untracked for t in ("nodes", "edges")]
-            report.recorded = resources.dvc.record(paths + [Path(config.paths.graph_index)])
+        enrichments = sorted(committed - {SEED_PARTITION})
+        if resources.dvc.exists() and enrichments:
+            tracked = [partition_dir(graph_root, t, p) for p in enrichments for t in ("nodes", "edges")]
+            index_path = Path(config.paths.graph_index)
+            if force_record or dirty or not resources.dvc.is_current(tracked + [index_path]):
+                report.recorded = resources.dvc.record(tracked + [index_path])
+        elif resources.dvc.exists() and force_record:
+            report.recorded = resources.dvc.record([Path(config.paths.graph_index)])
     return report

@@ -192,8 +192,27 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
 
 @graph_app.command("partitions")
 def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
-    """List committed partitions (seed first, then enrichments in write order)."""
-    graph_stats(params, config, as_json)
+    """List committed partitions (seed first, then enrichments in write order) and their DVC records."""
+    from enrich_rag.storage.dvc_tracking import DvcRepo
+    from enrich_rag.storage.graph_store import GraphStore
+    from enrich_rag.storage.partitions import partition_dir
+
+    cfg = _config(params, config)
+    try:
+        with GraphStore(cfg.paths.graph) as store:
+            rows = store.counts()["partitions"]
+    except EnrichRagError as exc:
+        _fail(exc)
+    dvc = DvcRepo(cfg.paths.dvc_root)
+    for row in rows:
+        row["dvc"] = "stage output" if row["partition"] == "seed" else (
+            "dvc add" if dvc.is_tracked(partition_dir(Path(cfg.paths.graph), "nodes", row["partition"])) else "untracked")
+    table = Table(title="graph partitions")
+    for column in ("partition", "nodes", "edges", "dvc"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}", row["dvc"])
+    _emit(rows, as_json, table)
 
 
 @graph_app.command("show")

@@ -7,6 +7,7 @@ overlapping outputs. Lock contention with another DVC process is retried.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,7 @@ class DvcRepo:
             result = subprocess.run([_dvc_executable(), *args], cwd=self.root, capture_output=True, text=True)
             output = result.stdout + result.stderr
             if result.returncode == 0:
-                return output
+                return result.stdout
             if "Unable to acquire lock" not in output:
                 break
             time.sleep(0.2 * 2**attempt)
@@ -78,6 +79,24 @@ class DvcRepo:
             self.run("commit", "-f", "-q", stage)
             done.append(f"dvc commit -f {stage}")
         return done
+
+    def _target(self, path: Path) -> str:
+        """What `dvc status` takes for a path: its stage if it is a stage output, else its .dvc file."""
+        stage = self._stage_outputs().get(Path(path).resolve())
+        return stage or str(Path(str(Path(path).resolve()) + ".dvc").relative_to(self.root))
+
+    def is_current(self, paths: list[Path]) -> bool:
+        """True when DVC's record of every path matches what is on disk (and each has a record)."""
+        targets = []
+        for path in paths:
+            target = self._target(path)
+            if not target.endswith(".dvc") or (self.root / target).is_file():
+                targets.append(target)
+            else:
+                return False
+        if not targets:
+            return True
+        return json.loads(self.run("status", "--json", *targets) or "{}") == {}
 
     def forget(self, path: Path) -> None:
         """Stop tracking an added folder (its .dvc file goes; the data is removed by the caller)."""

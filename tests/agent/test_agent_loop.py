@@ -107,3 +107,27 @@ def test_rollback_removes_partition_index_rows_and_dvc_record(gap_config, embedd
 def test_bad_questions_are_rejected_with_one_line(gap_config, embedded_llm, spacy_extractor, bad):
     with pytest.raises(QueryError):
         Agent(_resources(gap_config, embedded_llm, spacy_extractor)).answer(bad)
+
+
+def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
+    """The typer CLI end to end on the small graph (loads the cached embedded model itself)."""
+    import json
+
+    import yaml
+    from typer.testing import CliRunner
+
+    from enrich_rag.cli.main import app
+
+    params = tmp_path / "cli-params.yaml"
+    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__)}))
+    runner = CliRunner()
+    result = runner.invoke(app, ["query", "Who directed Inception?", "--no-enrich", "--json", "--params", str(params)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "Nolan" in data["answer"] and data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
+    assert [s["tool"] for s in data["trace"]["steps"]][:2] == ["EnrichContext", "CheckSufficiency"]
+    assert committed_partitions(Path(gap_config.paths.graph)) == ["seed"]  # --no-enrich wrote nothing
+    bad = runner.invoke(app, ["graph", "rollback", "enrich-nope", "--params", str(params)])
+    assert bad.exit_code == 1 and "no partition 'enrich-nope'" in bad.output
+    empty = runner.invoke(app, ["query", "   ", "--params", str(params)])
+    assert empty.exit_code == 1 and "question is empty" in empty.output

@@ -1,0 +1,184 @@
+"""Fault injection: SIGKILL an enrichment at random moments, restart, and check consistency.
+
+A workspace is built from bundled HotpotQA passages (seed graph from a quarter of the chunks, so
+enrichment has gaps to fill) in a temp dir with its own DVC repo. Each round starts a worker process
+that loads everything, then runs one EnrichGraph; the orchestrator kills it with SIGKILL after a
+random delay spread over a measured enrichment's duration. Then, as the next start would, it runs
+`reconcile` and checks that:
+  - no staging leftovers remain, every committed partition reads back (nodes and edges);
+  - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
+  - DVC's records match every committed partition and the index (`dvc status` clean).
+
+    python scripts/fault_injection.py --kills 50 --out bench_results/fault_injection.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from enrich_rag.config import load_config
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _workspace(root: Path, passages: int) -> Path:
+    """params.yaml for a small build in `root`; returns its path."""
+    import yaml
+
+    base = yaml.safe_load((PROJECT / "params.yaml").read_text())
+    source = root / "corpus.jsonl"
+    rows = [json.loads(line) for line in (PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl").read_text().splitlines()]
+    seen, docs = set(), []
+    for row in rows:
+        for ctx in row["contexts"]:
+            if ctx["title"] not in seen and len(docs) < passages:
+                seen.add(ctx["title"])
+                docs.append({"id": f"p{len(docs)}", "title": ctx["title"], "text": "".join(ctx["sentences"]).strip()})
+    source.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    base["corpus"].update(source=str(source), format="jsonl")
+    base["agent"].update(expansion="template", enrich_chunks=3)
+    base["paths"] = {k: str(root / "data" / k) for k in ("chunks", "corpus_index", "graph", "graph_index")}
+    base["paths"]["chunks"] = str(root / "data/chunks.parquet")
+    base["paths"].update(root=str(root / "data"), build_summary=str(root / "data/summary.json"), dvc_root=str(root))
+    params = root / "params.yaml"
+    params.write_text(yaml.safe_dump(base))
+    return params
+
+
+def _build(params: Path) -> list[str]:
+    from enrich_rag.build.corpus import prepare_corpus, read_chunks
+    from enrich_rag.build.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.build.seed_graph import build_seed_graph, chunk_inputs
+
+    config = load_config(params)
+    prepare_corpus(config)
+    build_corpus_index(config)
+    chunks = chunk_inputs(read_chunks(config.paths.chunks))
+    build_seed_graph(config, chunks=chunks[::4])
+    build_graph_index(config)
+    subprocess.run([str(Path(sys.executable).with_name("dvc")), "init", "--no-scm", "-q"], cwd=params.parent, check=True)
+    return [c.title for c in chunks[1::4]]  # topics whose facts the seed lacks
+
+
+def _worker(params: Path) -> None:
+    from enrich_rag.agent.enrich_graph import enrich_graph
+    from enrich_rag.agent.resources import Resources
+
+    config = load_config(params)
+    resources = Resources(config)
+    for name in ("graph_index", "corpus_index", "extractor"):  # load everything before the clock starts
+        getattr(resources, name)
+    print("READY", flush=True)
+    question = sys.stdin.readline().strip()
+    started = time.perf_counter()
+    result = enrich_graph(question, [], resources, config.agent.enrich_chunks)
+    print(json.dumps({"seconds": time.perf_counter() - started, "partition": result.partition}), flush=True)
+
+
+def _check(params: Path) -> dict:
+    from enrich_rag.agent.recovery import indexed_ids_by_partition, reconcile
+    from enrich_rag.agent.resources import Resources
+    from enrich_rag.index.graph_index import partition_documents
+    from enrich_rag.storage.partitions import committed_partitions, partition_dir
+
+    config = load_config(params)
+    resources = Resources(config)
+    report = reconcile(resources)
+    resources.reload_graph_index()
+    problems = []
+    graph = Path(config.paths.graph)
+    leftovers = [str(p) for p in graph.rglob(".tmp-*")] + [str(p) for p in Path(config.paths.graph_index).parent.glob(".tmp-*")]
+    if leftovers:
+        problems.append(f"leftovers: {leftovers[:2]}")
+    committed = committed_partitions(graph)
+    indexed = indexed_ids_by_partition(resources.graph_index)
+    counts = resources.store.counts()
+    for p in committed:
+        if p == "seed":
+            continue
+        expected = {d["id"] for d in partition_documents(resources.store, p)}
+        if indexed.get(p, set()) != expected:
+            problems.append(f"index rows of {p}: {len(indexed.get(p, set()))} != {len(expected)}")
+    orphans = set(indexed) - set(committed)
+    if orphans:
+        problems.append(f"index rows of missing partitions {sorted(orphans)}")
+    tracked = [partition_dir(graph, t, p) for p in committed if p != "seed" for t in ("nodes", "edges")]
+    if tracked and not resources.dvc.is_current(tracked + [Path(config.paths.graph_index)]):
+        problems.append("dvc records stale")
+    resources.close()
+    return {"partitions": len(committed), "nodes": counts["nodes"], "edges": counts["edges"],
+            "repaired": report.changed, "problems": problems}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--passages", type=int, default=240)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", default="bench_results/fault_injection.json")
+    parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker)
+        return
+    rng = random.Random(args.seed)
+    console = Console(stderr=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    with tempfile.TemporaryDirectory() as tmp:
+        params = _workspace(Path(tmp), args.passages)
+        topics = _build(params)
+
+        def start() -> subprocess.Popen:
+            proc = subprocess.Popen([sys.executable, __file__, "--worker", str(params)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+            assert proc.stdout.readline().strip() == "READY"
+            return proc
+
+        proc = start()  # one undisturbed enrichment sets the time scale
+        proc.stdin.write(f"{topics[0]}\n")
+        proc.stdin.flush()
+        baseline = json.loads(proc.stdout.readline())["seconds"]
+        proc.wait()
+        rows = []
+        for i in range(args.kills):
+            proc = start()
+            delay = rng.uniform(0, baseline * 1.1)
+            proc.stdin.write(f"{topics[(i + 1) % len(topics)]}\n")
+            proc.stdin.flush()
+            time.sleep(delay)
+            finished = proc.poll() is not None
+            if not finished:
+                os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            check = _check(params)
+            rows.append({"kill": i + 1, "delay_s": round(delay, 3), "finished_before_kill": finished, **check})
+            console.print(f"kill {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
+                          f"{'consistent' if not check['problems'] else check['problems']}")
+    consistent = sum(not r["problems"] for r in rows)
+    killed = sum(not r["finished_before_kill"] for r in rows)
+    table = Table(title=f"fault injection: {consistent}/{len(rows)} consistent ({killed} killed mid-enrichment)")
+    for column in ("kill", "delay_s", "killed", "repaired", "partitions", "edges", "problems"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(str(r["kill"]), f"{r['delay_s']:.2f}", str(not r["finished_before_kill"]), str(r["repaired"]),
+                      str(r["partitions"]), str(r["edges"]), "; ".join(r["problems"]) or "-")
+    Console().print(table)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"baseline_enrichment_s": baseline, "kills": len(rows), "killed_mid_enrichment": killed,
+                                          "consistent": consistent, "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
