@@ -122,8 +122,11 @@ def query(
     trace_file: Optional[Path] = typer.Option(None, "--trace", help="save the full trace as JSON here"),
 ) -> None:
     """Answer a question with citations; enrich the graph when the evidence is not enough."""
+    from enrich_rag.agent.loop import validate_question
+
     cfg = _config(params, config)
     try:
+        validate_question(question)  # before any index or model is loaded
         agent = _agent(cfg, reconcile_first=not no_enrich)
         answer = agent.answer(question, allow_enrich=not no_enrich)
     except EnrichRagError as exc:

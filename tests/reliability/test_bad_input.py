@@ -87,7 +87,8 @@ def test_injected_instructions_stay_inside_the_fence():
     assert prompt.startswith(ANSWER_RULES)  # the rules come first and are unchanged
     body = prompt[prompt.rindex(FENCE_OPEN) + len(FENCE_OPEN) : prompt.rindex(FENCE_CLOSE)]
     assert "Ignore previous instructions" in body and FENCE_CLOSE not in body and FENCE_OPEN not in body
-    assert prompt.count(FENCE_CLOSE) == prompt.count(FENCE_OPEN) == 3  # two examples + the question's facts
+    after_rules = prompt[len(ANSWER_RULES):]
+    assert after_rules.count(FENCE_CLOSE) == after_rules.count(FENCE_OPEN) == 3  # two examples + the question's facts
 
 
 def test_injected_passage_does_not_change_the_answer(embedded_llm):
