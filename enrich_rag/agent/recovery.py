@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enrich_rag.index.embeddings import save_index
+from enrich_rag.storage.atomic import recover
 from enrich_rag.index.graph_index import partition_documents
 from enrich_rag.storage.partitions import committed_partitions, partition_dir, remove_uncommitted
 from enrich_rag.storage.schema import SEED_PARTITION
@@ -43,7 +44,8 @@ def reconcile(resources, force_record: bool = False) -> Reconciliation:
     graph_root = Path(config.paths.graph)
     report = Reconciliation()
     with resources.write_lock():
-        report.removed_leftovers = remove_uncommitted(graph_root)
+        # Before the index is opened: an interrupted save may have left it swapped out.
+        report.removed_leftovers = recover(config.paths.graph_index) + remove_uncommitted(graph_root)
         committed = set(committed_partitions(graph_root))
         index = resources.graph_index
         indexed = indexed_ids_by_partition(index)

@@ -32,9 +32,32 @@ def _fsync_tree(root: Path) -> None:
         _fsync_dir(Path(dirpath))
 
 
-def staging_path(target: Path) -> Path:
-    """A unique sibling of `target` on the same filesystem; hidden so globs over data skip it."""
-    return target.parent / f".tmp-{target.name}-{uuid.uuid4().hex[:8]}"
+def staging_path(target: Path, kind: str = "tmp") -> Path:
+    """A unique sibling of `target` on the same filesystem; hidden so globs over data skip it.
+
+    `tmp` holds a version being written; `old` holds the replaced version until the swap is done.
+    """
+    return target.parent / f".{kind}-{target.name}-{uuid.uuid4().hex[:8]}"
+
+
+def recover(target: Path | str) -> list[str]:
+    """Finish or undo an interrupted atomic write of `target` (run under the writer's lock).
+
+    A crash between the two renames of a directory swap leaves no `target` but a complete `.old-`
+    copy: it is put back. Every other leftover (`.tmp-` builds, `.old-` copies) is removed.
+    """
+    target = Path(target)
+    actions: list[str] = []
+    if not target.parent.is_dir():
+        return actions
+    olds = sorted(target.parent.glob(f".old-{target.name}-*"), key=lambda p: p.stat().st_mtime)
+    if not target.exists() and olds:
+        os.replace(olds[-1], target)
+        actions.append(f"restored {target.name} from {olds[-1].name}")
+    for leftover in list(target.parent.glob(f".tmp-{target.name}-*")) + list(target.parent.glob(f".old-{target.name}-*")):
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+        actions.append(f"removed {leftover.name}")
+    return actions
 
 
 @contextlib.contextmanager
@@ -69,7 +92,7 @@ def atomic_directory(target: Path | str) -> Iterator[Path]:
         _fsync_tree(tmp)
         old = None
         if target.exists():
-            old = staging_path(target)
+            old = staging_path(target, "old")
             os.replace(target, old)
         os.replace(tmp, target)
         _fsync_dir(target.parent)
