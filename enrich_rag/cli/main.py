@@ -91,6 +91,14 @@ def _agent(cfg: Config, reconcile_first: bool = True):
     return Agent(resources)
 
 
+def _with_agent(cfg: Config, action):
+    """Run a writing command on a reconciled agent; any EnrichRagError becomes one line and exit 1."""
+    try:
+        return action(_agent(cfg))
+    except EnrichRagError as exc:
+        _fail(exc)
+
+
 def _print_answer(answer, as_json: bool) -> None:
     if as_json:
         _emit(answer.to_dict(), True)
@@ -146,12 +154,11 @@ def enrich(
     """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
     from enrich_rag.agent.enrich_graph import enrich_graph
 
+    from enrich_rag.agent.loop import validate_question
+
     cfg = _config(params, config)
-    try:
-        agent = _agent(cfg)
-        result = enrich_graph(question, [], agent.resources, cfg.agent.enrich_chunks)
-    except EnrichRagError as exc:
-        _fail(exc)
+    result = _with_agent(cfg, lambda agent: enrich_graph(validate_question(question), [], agent.resources,
+                                                          cfg.agent.enrich_chunks))
     _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
 
 
@@ -166,11 +173,7 @@ def graph_rollback(
     from enrich_rag.agent.rollback import rollback_partition
 
     cfg = _config(params, config)
-    try:
-        agent = _agent(cfg)
-        result = rollback_partition(agent.resources, partition)
-    except EnrichRagError as exc:
-        _fail(exc)
+    result = _with_agent(cfg, lambda agent: rollback_partition(agent.resources, partition))
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
