@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -70,6 +71,8 @@ class HFCausalLM:
         self._pad_id = pad
         self._stop_ids: dict[tuple[str, ...], list[int]] = {}
         self._caches: dict[tuple[int, ...], tuple[list[int], object]] = {}  # prompt family -> (ids, KV cache)
+        # One model, one forward pass at a time: concurrent questions in a process queue here.
+        self._lock = threading.Lock()
 
     def stop_token_ids(self, stop: Sequence[str]) -> list[int]:
         """Every token whose text contains a stop string ends generation at once.
@@ -111,16 +114,17 @@ class HFCausalLM:
         torch = self.torch
         ids = self.tokenizer(prompt).input_ids
         input_ids = torch.tensor([ids])
-        with torch.no_grad():
+        with self._lock, torch.no_grad():
             out = self.model.generate(
                 input_ids=input_ids, attention_mask=torch.ones_like(input_ids), past_key_values=self._reusable_cache(ids),
                 max_new_tokens=max_new_tokens, do_sample=False, output_logits=True, return_dict_in_generate=True,
                 pad_token_id=self._pad_id, eos_token_id=self.stop_token_ids(stop),
             )
-        new_tokens = out.sequences[0, len(ids):].tolist()
-        if out.past_key_values is not None and out.past_key_values.get_seq_length() <= len(ids) + len(new_tokens):
-            # One cache per prompt family (answer, expansion), keyed by the opening tokens.
-            self._caches[tuple(ids[:MIN_SHARED_PREFIX])] = ((ids + new_tokens)[: out.past_key_values.get_seq_length()], out.past_key_values)
+            new_tokens = out.sequences[0, len(ids):].tolist()
+            if out.past_key_values is not None and out.past_key_values.get_seq_length() <= len(ids) + len(new_tokens):
+                # One cache per prompt family (answer, expansion), keyed by the opening tokens.
+                self._caches[tuple(ids[:MIN_SHARED_PREFIX])] = (
+                    (ids + new_tokens)[: out.past_key_values.get_seq_length()], out.past_key_values)
         logprobs = [torch.log_softmax(step[0].float(), dim=-1)[tok].item() for step, tok in zip(out.logits, new_tokens)]
         # Keep the tokens up to the first stop string, and exactly their log-probs.
         kept, text = 0, ""
@@ -138,7 +142,7 @@ class HFCausalLM:
         if not cont_ids:
             return []
         ids = torch.tensor([prompt_ids + cont_ids])
-        with torch.no_grad():
+        with self._lock, torch.no_grad():
             logits = self.model(ids).logits[0, len(prompt_ids) - 1 : -1].float()
         logprobs = torch.log_softmax(logits, dim=-1)
         values = logprobs[torch.arange(len(cont_ids)), torch.tensor(cont_ids)].tolist()

@@ -73,3 +73,17 @@ def test_processes_read_whole_partitions_while_one_writer_commits(tmp_path):
         _write_many(root, 4)
         observations = [snap for p in pending for snap in p.get(timeout=300)]
     _assert_whole(observations, 4)
+
+
+def test_concurrent_questions_in_threads_match_sequential_answers(gap_config, embedded_llm, spacy_extractor):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from enrich_rag.agent.loop import Agent
+    from enrich_rag.agent.resources import Resources
+
+    agent = Agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor))
+    questions = ["Who directed Inception?", "Who stars in Inception?", "What did DiCaprio win in 2016?"]
+    sequential = [agent.answer(q, allow_enrich=False).answer for q in questions]
+    with ThreadPoolExecutor(3) as pool:
+        concurrent = list(pool.map(lambda q: agent.answer(q, allow_enrich=False).answer, questions))
+    assert concurrent == sequential
