@@ -126,9 +126,6 @@ def main() -> None:
         one_round = dataclasses.replace(cfg.agent, max_enrich_rounds=1)
         results["one_enrich_round"] = _run(Agent(resources, one_round), [r["question"] for r in enrich_rows], True,
                                            "one enrichment round", only_enriched=True)
-        t0 = time.perf_counter()
-        resources.flush()  # DVC records run in the background; the last one may still be going
-        results["dvc_flush_at_end_s"] = time.perf_counter() - t0
 
         # Upsert 100 new nodes vs rebuilding the whole graph index.
         docs = [doc for p in resources.store.partitions for doc in partition_documents(resources.store, p)]

@@ -84,7 +84,6 @@ def _worker(params: Path) -> None:
     question = sys.stdin.readline().strip()
     started = time.perf_counter()
     result = enrich_graph(question, [], resources, config.agent.enrich_chunks)
-    resources.flush()  # the DVC record is part of the enrichment the kill may interrupt
     print(json.dumps({"seconds": time.perf_counter() - started, "partition": result.partition}), flush=True)
 
 

@@ -1,9 +1,9 @@
 """Tool 4, EnrichGraph: find what the graph lacks in the corpus, extract it, and persist it.
 
 Order of writes, each atomic: (1) the new partition (its nodes folder rename is the commit point),
-(2) the graph index upsert + save, (3) the DVC record, in a background thread so the retry does not
-wait for it. A crash after (1) leaves a committed partition that `recovery.reconcile` upserts and
-records on the next start; a crash before (1) leaves only a hidden staging folder that is removed.
+(2) the graph index upsert + save, (3) the DVC record. A crash after (1) leaves a committed
+partition that `recovery.reconcile` upserts and records on the next start; a crash before (1)
+leaves only a hidden staging folder that is removed.
 """
 
 from __future__ import annotations
@@ -106,10 +106,11 @@ def enrich_graph(question: str, facts: list[str], resources, limit_chunks: int) 
         result.indexed = upsert_partition(resources.graph_index, resources.store, partition, config.paths.graph_index)
         timings["upsert"] = time.perf_counter() - t0
 
-        tracked = [partition_dir(graph_root, "nodes", partition), partition_dir(graph_root, "edges", partition),
-                   Path(config.paths.graph_index)]
-    # Outside the lock: the DVC record takes it in its own thread once this enrichment is done.
-    resources.record_in_background(tracked)
-    result.dvc = ["dvc add (in background) " + " ".join(p.name for p in tracked)]
+        t0 = time.perf_counter()
+        result.dvc = resources.dvc.record(
+            [partition_dir(graph_root, "nodes", partition), partition_dir(graph_root, "edges", partition),
+             Path(config.paths.graph_index)]
+        )
+        timings["dvc"] = time.perf_counter() - t0
     result.seconds = timings
     return result

@@ -6,7 +6,6 @@ Models load lazily (the first question pays, later ones do not) and only what a 
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -31,8 +30,6 @@ class Resources:
         Path(config.paths.graph).mkdir(parents=True, exist_ok=True)
         # One reentrant lock object: recovery may run inside a rollback that already holds it.
         self._write_lock = FileLock(str(Path(config.paths.graph) / WRITE_LOCK))
-        self._recorder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dvc-record")
-        self._pending: list[Future] = []
 
     @cached_property
     def graph_index(self):
@@ -65,31 +62,8 @@ class Resources:
     def after_partition_write(self, partition: str) -> None:
         """Called between the partition commit and the index upsert; tests inject crashes here."""
 
-    def record_in_background(self, paths: list[Path]) -> None:
-        """Version `paths` with DVC off the question's critical path (~1.5 s of CLI time).
-
-        The partition and the saved index are already durable; the record only versions them. The
-        job holds the write lock, so the next enrichment waits for it, and if the process dies first
-        the next start's `reconcile` finds the record stale and makes it.
-        """
-
-        def job() -> list[str]:
-            with self._write_lock:
-                return self.dvc.record(paths)
-
-        self._pending.append(self._recorder.submit(job))
-
-    def flush(self) -> list[str]:
-        """Wait for background DVC records; returns the commands run, raises the first failure."""
-        done, self._pending = self._pending, []
-        return [cmd for future in done for cmd in future.result()]
-
     def reload_graph_index(self) -> None:
         self.__dict__.pop("graph_index", None)
 
     def close(self) -> None:
-        try:
-            self.flush()
-        finally:
-            self._recorder.shutdown(wait=True)
-            self.store.close()
+        self.store.close()

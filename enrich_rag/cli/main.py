@@ -91,14 +91,10 @@ def _agent(cfg: Config, reconcile_first: bool = True):
     return Agent(resources)
 
 
-def _with_agent(cfg: Config, action, reconcile_first: bool = True):
-    """Run a command on an agent, then wait for its background DVC records; errors are one line, exit 1."""
+def _with_agent(cfg: Config, action):
+    """Run a writing command on a reconciled agent; any EnrichRagError becomes one line and exit 1."""
     try:
-        agent = _agent(cfg, reconcile_first)
-        try:
-            return action(agent)
-        finally:
-            agent.resources.close()
+        return action(_agent(cfg))
     except EnrichRagError as exc:
         _fail(exc)
 
@@ -139,9 +135,10 @@ def query(
     cfg = _config(params, config)
     try:
         validate_question(question)  # before any index or model is loaded
+        agent = _agent(cfg, reconcile_first=not no_enrich)
+        answer = agent.answer(question, allow_enrich=not no_enrich)
     except EnrichRagError as exc:
         _fail(exc)
-    answer = _with_agent(cfg, lambda agent: agent.answer(question, allow_enrich=not no_enrich), reconcile_first=not no_enrich)
     if trace_file:
         trace_file.write_text(answer.trace.to_json(), encoding="utf-8")
     _print_answer(answer, as_json)
@@ -156,6 +153,7 @@ def enrich(
 ) -> None:
     """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
     from enrich_rag.agent.enrich_graph import enrich_graph
+
     from enrich_rag.agent.loop import validate_question
 
     cfg = _config(params, config)

@@ -38,8 +38,6 @@ def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, em
     enrich_step = next(s for s in answer.trace.steps if s.tool == "EnrichGraph")
     assert any(c.startswith("nolan::") for c in enrich_step.outputs["new_chunks"])
     assert enrich_step.outputs["indexed"] > 0 and any(cmd.startswith("dvc add") for cmd in enrich_step.outputs["dvc"])
-    recorded = agent.resources.flush()  # the DVC record runs in the background
-    assert any(cmd.startswith("dvc add") for cmd in recorded)
     assert Path(config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
 
     retried = [s for s in answer.trace.steps if s.tool == "EnrichContext" and s.inputs["round"] == 1]
