@@ -82,7 +82,6 @@ class Agent:
         best: Sufficiency | None = None
         best_sub = Subgraph()
         sufficient = False
-        enriched = None
         for round_ in range(self.config.max_enrich_rounds + 1):
             best, best_sub = None, Subgraph()  # decide on this round's evidence, which includes all earlier facts
             history: list[Sufficiency] = []
