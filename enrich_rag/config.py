@@ -81,6 +81,26 @@ class AgentConfig:
 
 
 @dataclass(frozen=True)
+class EvidenceConfig:
+    """Entity-first (SEAL-RAG style) evidence selection; each switch is an ablation in the evaluation."""
+
+    entity_first: bool = True  # off: the answer prompt gets the PCST subgraph's facts, as before
+    candidates: int = 10  # top-K candidates reranked; the best k = K/5 go to the generator
+    k: int = 2  # fixed evidence budget (passages) handed to the generator
+    rerank: str = "entity"  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
+    micro_queries: bool = True  # search for missing entities / bridges and swap them in
+    bridges: bool = True  # look for intermediate entities in the evidence
+    max_bridges: int = 3
+    micro_k: int = 5  # hits per micro-query
+    rounds: int = 2  # gap-fill rounds
+    min_gain: float = 0.05  # coverage gain per round under which selection stops (diminishing returns)
+    replacement_threshold: float = 0.1
+    coverage_weight: float = 1.0  # hybrid score = coverage + salience + retrieval, weighted
+    salience_weight: float = 0.25
+    retrieval_weight: float = 0.5
+
+
+@dataclass(frozen=True)
 class PathsConfig:
     root: str = "data"
     chunks: str = "data/corpus/chunks.parquet"
@@ -98,6 +118,7 @@ class Config:
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -122,6 +143,7 @@ _SECTIONS = {
     "extraction": ExtractionConfig,
     "llm": LLMConfig,
     "agent": AgentConfig,
+    "evidence": EvidenceConfig,
     "paths": PathsConfig,
 }
 

@@ -18,10 +18,14 @@ from enrich_rag.agent.enrich_graph import enrich_graph
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import ANSWER, Sufficiency, analyze_decide, check_sufficiency, converged
 from enrich_rag.agent.trace import Trace
-from enrich_rag.config import AgentConfig
+from enrich_rag.build.corpus import chunks_by_ids
+from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
+from enrich_rag.evidence.select import chunk_candidate, select_evidence
 from enrich_rag.errors import EnrichRagError
 
 MAX_QUESTION_CHARS = 2000
+PASSAGE = "passage"  # relation of a Fact that stands for a whole selected passage
 
 
 class QueryError(EnrichRagError):
@@ -69,16 +73,36 @@ def _subgraph_json(sub: Subgraph, facts: tuple[Fact, ...]) -> dict[str, Any]:
     return {"nodes": sub.nodes, "edges": [f.__dict__ for f in facts]}
 
 
+def passage_facts(chunks: list[dict[str, Any]]) -> list[Fact]:
+    """Selected passages in the shape of facts, so sufficiency, citations and the trace treat both alike."""
+    return [Fact("", c["title"], PASSAGE, "", c["content"], c["id"], c["doc_id"], c.get("partition", ""), float(c.get("score", 0.0)))
+            for c in chunks]
+
+
 class Agent:
-    def __init__(self, resources: Resources, config: AgentConfig | None = None):
+    def __init__(self, resources: Resources, config: AgentConfig | None = None, evidence: EvidenceConfig | None = None):
         self.resources = resources
         self.config = config or resources.config.agent
+        self.evidence = evidence or resources.config.evidence
+
+    def _select(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Fact], dict[str, Any]]:
+        # The PCST subgraph's supporting chunks join the candidate pool: graph-backed evidence.
+        graph_chunks = list(dict.fromkeys(f.chunk_id for f in sub.evidence(self.config.context_facts)))
+        extra = [chunk_candidate(row, 0.0) for row in chunks_by_ids(self.resources.config.paths.chunks, graph_chunks)]
+        selection = select_evidence(analysis, self.resources.retrieval(), self.evidence,
+                                    self.resources.reranker(self.evidence), self.resources.nlp, extra)
+        return passage_facts(selection.chunks), selection.record
 
     def answer(self, question: str, allow_enrich: bool | None = None) -> Answer:
         question = validate_question(question)
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         trace = Trace(question)
         start = time.perf_counter()
+        analysis = None
+        if self.evidence.entity_first:
+            with trace.step("AnalyzeQuery", query=question) as step:
+                analysis = analyze_query(question, self.resources.nlp, self.resources.store)
+                step.outputs = analysis.to_dict()
         best: Sufficiency | None = None
         best_sub = Subgraph()
         sufficient = False
@@ -92,7 +116,10 @@ class Agent:
                     sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config,
                                          self.resources.config.embeddings, k)
                     facts = sub.evidence(self.config.context_facts)
-                    step.outputs = {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates),
+                    if analysis is not None:
+                        facts, selection = self._select(analysis, sub)
+                        step.outputs["selection"] = selection
+                    step.outputs |= {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates),
                                     "subgraph_nodes": len(sub.nodes), "facts": len(facts),
                                     "chunk_ids": sorted({f.chunk_id for f in facts})}
                 evidence = [f.evidence for f in facts]
@@ -139,7 +166,8 @@ class Agent:
                 break
         trace.seconds = round(time.perf_counter() - start, 4)
         facts = best.facts if best else ()
-        citations = [Citation(f.chunk_id, f.doc_id, f.evidence, f"{f.subject} {f.relation} {f.object}", f.partition)
+        citations = [Citation(f.chunk_id, f.doc_id, f.evidence,
+                              f.subject if f.relation == PASSAGE else f"{f.subject} {f.relation} {f.object}", f.partition)
                      for f in facts]
         return Answer(question, best.answer if best else "", best.perplexity if best else float("inf"), sufficient,
                       citations, _subgraph_json(best_sub, facts), trace)

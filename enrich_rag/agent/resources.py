@@ -11,7 +11,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from enrich_rag.config import Config
+from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
 from enrich_rag.index.embeddings import open_index
 from enrich_rag.llm.base import LLM
@@ -25,6 +25,7 @@ class Resources:
     def __init__(self, config: Config, llm: LLM | None = None, extractor: Extractor | None = None):
         self.config = config
         self._llm, self._extractor = llm, extractor
+        self._rerankers: dict[EvidenceConfig, object] = {}
         self.store = GraphStore(config.paths.graph)
         self.dvc = DvcRepo(config.paths.dvc_root)
         Path(config.paths.graph).mkdir(parents=True, exist_ok=True)
@@ -54,6 +55,30 @@ class Resources:
 
             self._extractor = make_extractor(self.config.extraction)
         return self._extractor
+
+    @cached_property
+    def nlp(self):
+        """spaCy for query analysis; shared with the extractor when that is spaCy."""
+        if self._extractor is not None and hasattr(self._extractor, "nlp"):
+            return self._extractor.nlp
+        from enrich_rag.extract.spacy_extractor import load_spacy
+
+        return load_spacy(self.config.extraction.spacy_model)
+
+    def reranker(self, evidence: EvidenceConfig):
+        if evidence not in self._rerankers:  # weights are part of the entity reranker
+            from enrich_rag.evidence.entity_ranker import EntityFirstRanker
+            from enrich_rag.evidence.rerank import make_reranker
+
+            ranker = EntityFirstRanker(evidence.replacement_threshold, evidence.coverage_weight,
+                                       evidence.salience_weight, evidence.retrieval_weight)
+            self._rerankers[evidence] = make_reranker(evidence.rerank, ranker, lambda: self.llm)
+        return self._rerankers[evidence]
+
+    def retrieval(self):
+        from enrich_rag.evidence.select import corpus_retrieval
+
+        return corpus_retrieval(self.config, self.corpus_index, self.store, self.graph_index)
 
     def write_lock(self) -> FileLock:
         """Enrichments, rollbacks and repairs serialise on one lock file beside the graph."""

@@ -16,6 +16,8 @@ from rich.table import Table
 from enrich_rag.config import Config, load_config
 from enrich_rag.errors import EnrichRagError
 
+EVIDENCE_CHARS = 240  # a passage citation is shown as its opening; --json has it whole
+
 app = typer.Typer(help="EnrichRAG: local knowledge-graph RAG over your own documents.", no_args_is_help=True)
 graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
@@ -110,7 +112,8 @@ def _print_answer(answer, as_json: bool) -> None:
     for column in ("#", "fact", "evidence", "chunk", "partition"):
         cites.add_column(column)
     for i, c in enumerate(answer.citations, 1):
-        cites.add_row(str(i), c.triple, c.evidence, c.chunk_id, c.partition)
+        evidence = c.evidence if len(c.evidence) <= EVIDENCE_CHARS else c.evidence[:EVIDENCE_CHARS] + "…"
+        cites.add_row(str(i), c.triple, evidence, c.chunk_id, c.partition)
     out.print(cites)
     steps = Table(title=f"trace ({answer.trace.seconds:.2f}s)")
     for column in ("tool", "time", "outputs"):

@@ -50,3 +50,16 @@ def answer_prompt(question: str, facts: list[str]) -> str:
 def expansion_prompt(question: str, facts: list[str]) -> str:
     known = " ".join(fence(f) for f in facts[:3]) or "nothing yet"
     return f"{EXPANSION_EXAMPLES}Question: {fence(question)}\nKnown: {known}\nSearch query:"
+
+
+RELEVANCE_EXAMPLES = (
+    "Say whether the passage helps answer the question.\n\n"
+    "Passage: <<<Maria Olsen (born 1950 in Bergen) is a Norwegian engineer.>>>\n"
+    "Question: Where was the designer of the Starling Bridge born?\nHelpful: Yes\n\n"
+    "Passage: <<<Lake Corrin is a freshwater lake used for rowing.>>>\n"
+    "Question: Where was the designer of the Starling Bridge born?\nHelpful: No\n\n"
+)
+
+
+def relevance_prompt(question: str, passage: str) -> str:
+    return f"{RELEVANCE_EXAMPLES}Passage: {FENCE_OPEN}{fence(passage)}{FENCE_CLOSE}\nQuestion: {fence(question)}\nHelpful:"

@@ -1,0 +1,187 @@
+"""Entity-first evidence selection for one question, SEAL-RAG style:
+
+    candidates (corpus top-K + the PCST subgraph's chunks) -> hybrid entity-first score -> rerank -> top k
+    repeat: gap detection (query entities and bridge entities without a passage about them)
+            -> micro-queries on the corpus and graph indexes -> fixed-k replacement
+    until nothing is missing, coverage stops improving (diminishing_returns), or the round cap.
+
+A passage is *about* an entity when the entity appears in its title or lead sentence; that, not a
+passing mention, is what a second hop needs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from enrich_rag.build.corpus import chunks_by_ids
+from enrich_rag.config import Config, EvidenceConfig
+from enrich_rag.evidence.entity_ranker import EntityFirstRanker, mentions
+from enrich_rag.agent.enrich_context import content_words
+from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
+from enrich_rag.evidence.rerank import Reranker
+from enrich_rag.index.embeddings import search
+from enrich_rag.index.graph_index import search_graph
+from enrich_rag.storage.graph_store import GraphStore
+
+LEAD_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+GRAPH_CHUNKS_PER_QUERY = 3
+# What a second hop can be about; nationalities, dates and numbers are attributes, not hops.
+BRIDGE_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW"}
+
+
+@dataclass
+class Selection:
+    chunks: list[dict[str, Any]]
+    record: dict[str, Any] = field(default_factory=dict)  # what the trace shows
+
+
+@dataclass
+class Retrieval:
+    """The searches selection may run; functions, so tests and the evaluation can pass their own."""
+
+    corpus: Callable[[str, int], list[dict[str, Any]]]
+    graph: Callable[[str, int], list[dict[str, Any]]] | None = None
+
+
+def corpus_retrieval(config: Config, corpus_index, store: GraphStore | None = None, graph_index=None) -> Retrieval:
+    def corpus(query: str, limit: int) -> list[dict[str, Any]]:
+        hits = search(corpus_index, query, limit, config.embeddings, columns=("text", "title", "doc_id"))
+        return _normalised([{"id": h["id"], "doc_id": h["doc_id"], "title": h["title"] or "", "content": h["text"],
+                             "score": float(h["score"])} for h in hits])
+
+    def graph(query: str, limit: int) -> list[dict[str, Any]]:
+        """Graph-index hits -> the chunks their facts come from (a node's own passage names it as subject)."""
+        hits = search_graph(graph_index, query, limit, config.embeddings)
+        nodes = [h["id"] for h in hits if h.get("kind") == "node"]
+        edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
+        chunk_ids = [e["chunk_id"] for e in store.edges_by_ids(edge_ids)]
+        chunk_ids += [e["chunk_id"] for e in store.neighbors(nodes, limit=limit * 10).edges if e["src"] in nodes]
+        ranked = list(dict.fromkeys(chunk_ids))[:GRAPH_CHUNKS_PER_QUERY]
+        rows = {r["chunk_id"]: r for r in chunks_by_ids(config.paths.chunks, ranked)}
+        return [chunk_candidate(rows[c], 1.0 - i / (len(ranked) + 1)) for i, c in enumerate(ranked) if c in rows]
+
+    return Retrieval(corpus, graph if graph_index is not None and store is not None else None)
+
+
+def chunk_candidate(row: dict[str, Any], score: float) -> dict[str, Any]:
+    content = f"{row['title']}: {row['text']}" if row["title"] else row["text"]
+    return {"id": row["chunk_id"], "doc_id": row["doc_id"], "title": row["title"] or "", "content": content, "score": score}
+
+
+def _normalised(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    top = max((h["score"] for h in hits), default=0.0)
+    for h in hits:
+        h["score"] = h["score"] / top if top > 0 else 0.0
+    return hits
+
+
+def lead(chunk: dict[str, Any]) -> dict[str, Any]:
+    """Title + first sentence: the view in which a passage is *about* an entity."""
+    text = chunk["content"]
+    body = text[len(chunk["title"]) + 2 :] if chunk["title"] and text.startswith(chunk["title"] + ": ") else text
+    first = _SENTENCE_END.split(body, maxsplit=1)[0][:LEAD_CHARS]
+    return {"id": chunk["id"], "title": chunk["title"], "content": first, "score": chunk.get("score", 0.0)}
+
+
+def covered(chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[str]:
+    leads = " ".join(f"{c['title']} {c['content']}" for c in map(lead, chunks))
+    return [e for e in entities if mentions(leads, e)]
+
+
+def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp, limit: int) -> list[str]:
+    """Named entities the question never names, said in a passage about a query entity or in a sentence
+    with one: the hop between what is asked and what answers it."""
+    counts: dict[str, int] = {}
+    query_words = content_words(" ".join(analysis.entities) + " " + analysis.question)
+    for chunk, doc in zip(chunks, nlp.pipe(c["content"] for c in chunks)):
+        about = bool(covered([chunk], analysis.entities))
+        title_words = content_words(chunk["title"])
+        for sent in doc.sents:
+            if not about and not any(mentions(sent.text, e) for e in analysis.entities):
+                continue
+            for ent in sent.ents:
+                name = ent.text.strip(" '\"")
+                words = content_words(name)
+                if ent.label_ not in BRIDGE_LABELS or not words or words & query_words or words <= title_words:
+                    continue
+                counts[name] = counts.get(name, 0) + 1
+    return sorted(counts, key=lambda n: -counts[n])[:limit]
+
+
+def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: QueryAnalysis) -> list[str]:
+    """'<entity>', '<entity> <relation hint>', and for a bridge '<bridge> <query entity>'."""
+    queries = []
+    for entity in missing:
+        queries += [entity, f"{entity} {analysis.hint}".strip()]
+    for bridge in bridges:
+        queries += [bridge, f"{bridge} {analysis.hint}".strip()]
+        queries += [f"{bridge} {e}" for e in analysis.entities[:1]]
+    return list(dict.fromkeys(queries))
+
+
+def select_evidence(
+    analysis: QueryAnalysis, retrieval: Retrieval, cfg: EvidenceConfig, rerank: Reranker, nlp,
+    extra: Sequence[dict[str, Any]] = (),
+) -> Selection:
+    ranker = EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight)
+    pool = {c["id"]: c for c in retrieval.corpus(analysis.question, cfg.candidates)}
+    for part in analysis.parts:  # comparison: each entity's part gets its own search
+        for c in retrieval.corpus(part, cfg.micro_k):
+            pool.setdefault(c["id"], c)
+    for c in extra:
+        pool.setdefault(c["id"], c)
+    candidates = ranker.rank_by_entity_coverage(list(pool.values()), analysis.entities, cfg.candidates)
+    scores = rerank(analysis.question, candidates, analysis.entities)
+    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    selected = [candidates[i] for i in order[: cfg.k]]
+    record: dict[str, Any] = {**analysis.to_dict(), "candidates": len(pool), "rounds": [], "stop_reason": "micro_queries_off"}
+    if not cfg.micro_queries:
+        return Selection(selected, record)
+
+    bridges: list[str] = []
+    coverage = _coverage(selected, analysis.entities, bridges)
+    for round_ in range(cfg.rounds):
+        if cfg.bridges and analysis.kind != SINGLE:
+            bridges = list(dict.fromkeys([*bridges, *find_bridges(selected, analysis, nlp, cfg.max_bridges)]))[: cfg.max_bridges]
+        coverage = _coverage(selected, analysis.entities, bridges)  # bridges found this round count too
+        targets = [e for e in [*analysis.entities, *bridges] if e not in covered(selected, [e])]
+        if not targets:
+            record["stop_reason"] = "complete"
+            break
+        missing = [e for e in targets if e in analysis.entities]
+        gap_bridges = [b for b in targets if b not in analysis.entities]
+        queries = micro_queries(missing, gap_bridges, analysis)
+        found: dict[str, dict[str, Any]] = {}
+        for query in queries:
+            hits = retrieval.corpus(query, cfg.micro_k) + (retrieval.graph(query, cfg.micro_k) if retrieval.graph else [])
+            for c in hits:
+                found.setdefault(c["id"], c)
+        new = [c for c in found.values() if c["id"] not in {s["id"] for s in selected}]
+        by_id = {c["id"]: c for c in [*selected, *new]}
+        kept = [t for t in analysis.entities if t not in targets]  # a swap must not orphan a query entity
+        views, _ = ranker.replace_chunks([lead(c) for c in selected], [lead(c) for c in new], targets, cfg.k, kept)
+        before = [c["id"] for c in selected]
+        selected = [by_id[v["id"]] for v in views]
+        new_coverage = _coverage(selected, analysis.entities, bridges)
+        record["rounds"].append({"round": round_, "missing": missing, "bridges": gap_bridges, "micro_queries": queries,
+                                 "swapped_in": [c for c in (v["id"] for v in views) if c not in before],
+                                 "coverage": round(new_coverage, 3)})
+        gain, coverage = new_coverage - coverage, new_coverage
+        if gain < cfg.min_gain:
+            record["stop_reason"] = "diminishing_returns"
+            break
+    else:
+        record["stop_reason"] = "max_rounds"
+    targets_all = [*analysis.entities, *bridges]
+    selected.sort(key=lambda c: -ranker.score(c, targets_all))
+    record["bridges_found"] = bridges
+    record["coverage"] = round(coverage, 3)
+    return Selection(selected, record)
+
+
+def _coverage(chunks: Sequence[dict[str, Any]], entities: Sequence[str], bridges: Sequence[str]) -> float:
+    targets = [*entities, *bridges]
+    return len(covered(chunks, targets)) / len(targets) if targets else 1.0
