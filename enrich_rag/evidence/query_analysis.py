@@ -74,7 +74,8 @@ def _dedupe(names: list[str]) -> list[str]:
     clean = []
     for name in names:
         name = name.strip(" ,;:'\"?").removeprefix("the ").removeprefix("The ")
-        if name and content_words(name) and name.casefold() not in {c.casefold() for c in clean}:
+        short = len(name.strip(".")) < 3 and not name.isupper()  # "Sr.", "Jr." but not "UK"
+        if name and not short and content_words(name) and name.casefold() not in {c.casefold() for c in clean}:
             clean.append(name)
     return [n for n in clean if not any(n.casefold() != o.casefold() and re.search(
         r"(?<!\w)" + re.escape(n.casefold()) + r"(?!\w)", o.casefold()) for o in clean)]

@@ -28,6 +28,7 @@ from enrich_rag.storage.graph_store import GraphStore
 LEAD_CHARS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 GRAPH_CHUNKS_PER_QUERY = 3
+STEM = 5  # crude stemming for matching relation words: "directed" ~ "director"
 # What a second hop can be about; nationalities, dates and numbers are attributes, not hops.
 BRIDGE_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW"}
 
@@ -93,22 +94,26 @@ def covered(chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[s
 
 def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp, limit: int) -> list[str]:
     """Named entities the question never names, said in a passage about a query entity or in a sentence
-    with one: the hop between what is asked and what answers it."""
-    counts: dict[str, int] = {}
+    with one: the hop between what is asked and what answers it. Those in a sentence that shares the
+    question's relation words ("directed" for "director") come first, then the most frequent."""
+    scores: dict[str, tuple[int, int]] = {}
     query_words = content_words(" ".join(analysis.entities) + " " + analysis.question)
+    hint_stems = {w[:STEM] for w in content_words(analysis.hint)}
     for chunk, doc in zip(chunks, nlp.pipe(c["content"] for c in chunks)):
         about = bool(covered([chunk], analysis.entities))
         title_words = content_words(chunk["title"])
         for sent in doc.sents:
             if not about and not any(mentions(sent.text, e) for e in analysis.entities):
                 continue
+            on_topic = int(bool(hint_stems & {w[:STEM] for w in content_words(sent.text)}))
             for ent in sent.ents:
                 name = ent.text.strip(" '\"")
                 words = content_words(name)
                 if ent.label_ not in BRIDGE_LABELS or not words or words & query_words or words <= title_words:
                     continue
-                counts[name] = counts.get(name, 0) + 1
-    return sorted(counts, key=lambda n: -counts[n])[:limit]
+                topic, count = scores.get(name, (0, 0))
+                scores[name] = (max(topic, on_topic), count + 1)
+    return sorted(scores, key=lambda n: (-scores[n][0], -scores[n][1]))[:limit]
 
 
 def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: QueryAnalysis) -> list[str]:
@@ -161,15 +166,17 @@ def select_evidence(
                 found.setdefault(c["id"], c)
         new = [c for c in found.values() if c["id"] not in {s["id"] for s in selected}]
         by_id = {c["id"]: c for c in [*selected, *new]}
-        kept = [t for t in analysis.entities if t not in targets]  # a swap must not orphan a query entity
+        # A swap must not orphan a query entity, nor a bridge whose own passage (by title) is already in.
+        kept = [e for e in analysis.entities if e not in targets]
+        kept += [b for b in bridges if b not in targets and any(mentions(c["title"], b) for c in selected)]
         views, _ = ranker.replace_chunks([lead(c) for c in selected], [lead(c) for c in new], targets, cfg.k, kept)
         before = [c["id"] for c in selected]
         selected = [by_id[v["id"]] for v in views]
         new_coverage = _coverage(selected, analysis.entities, bridges)
+        gain, coverage = new_coverage - coverage, new_coverage
         record["rounds"].append({"round": round_, "missing": missing, "bridges": gap_bridges, "micro_queries": queries,
                                  "swapped_in": [c for c in (v["id"] for v in views) if c not in before],
-                                 "coverage": round(new_coverage, 3)})
-        gain, coverage = new_coverage - coverage, new_coverage
+                                 "coverage": round(new_coverage, 3), "gain": round(gain, 3)})
         if gain < cfg.min_gain:
             record["stop_reason"] = "diminishing_returns"
             break
