@@ -44,6 +44,9 @@ class ExtractionConfig:
     rebel_model: str = "Babelscape/rebel-large"
     batch_size: int = 64
     max_cooccurrence_entities: int = 8
+    # Share of chunks the seed graph extracts (by a stable hash of the chunk id): below 1 the seed is
+    # shallow and EnrichGraph extracts the rest on demand, as questions need it.
+    seed_share: float = 1.0
     # NER labels that are not entities worth a node (numbers and amounts).
     skip_labels: tuple[str, ...] = ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY")
 
@@ -78,6 +81,11 @@ class AgentConfig:
     allow_enrich: bool = True
     expansion: str = "llm"  # llm (few-shot expansion query, template fallback) | template
     edge_cost: float = 0.5  # PCST base edge cost; relevant relations cost less
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    top_k: int = 5  # passages the plain RAG baselines (naive/hybrid) hand the generator
 
 
 @dataclass(frozen=True)
@@ -119,6 +127,7 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -144,6 +153,7 @@ _SECTIONS = {
     "llm": LLMConfig,
     "agent": AgentConfig,
     "evidence": EvidenceConfig,
+    "retrieval": RetrievalConfig,
     "paths": PathsConfig,
 }
 
@@ -185,16 +195,23 @@ def config_from_dict(data: dict[str, Any]) -> Config:
     return Config(**sections)
 
 
+def load_raw(params: Path | str = "params.yaml", overlay: Path | str | None = None) -> dict[str, Any]:
+    """The merged YAML, for sections other parts own (the evaluation's `eval`)."""
+    data = _read_yaml(Path(params))
+    if overlay is not None:
+        data = _merge(data, _read_yaml(Path(overlay)))
+    return data
+
+
 def load_config(params: Path | str = "params.yaml", overlay: Path | str | None = None) -> Config:
     """params.yaml is the base; an overlay (configs/<name>.yaml) replaces only what it names.
 
     Relative paths resolve against the directory holding params.yaml (the project root).
     """
     params = Path(params)
-    data = _read_yaml(params)
-    if overlay is not None:
-        data = _merge(data, _read_yaml(Path(overlay)))
-    config = config_from_dict(data)
+    config = config_from_dict(load_raw(params, overlay))
     if config.corpus.chunk_size < 50:
         raise ConfigError(f"corpus.chunk_size must be >= 50 characters, got {config.corpus.chunk_size}")
+    if not 0 < config.extraction.seed_share <= 1:
+        raise ConfigError(f"extraction.seed_share must be in (0, 1], got {config.extraction.seed_share}")
     return config.with_root(params.resolve().parent)

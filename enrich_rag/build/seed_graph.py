@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Iterable
 
@@ -43,9 +44,15 @@ def write_graph_partition(
     return nodes, edges
 
 
+def in_seed(chunk_id: str, share: float) -> bool:
+    """Stable choice of the seed's chunks: the same chunk is in or out on every build."""
+    return share >= 1 or int(hashlib.sha1(chunk_id.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
 def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks: Iterable[ChunkInput] | None = None) -> dict[str, int]:
     extractor = extractor or make_extractor(config.extraction)
     inputs = list(chunks) if chunks is not None else chunk_inputs(read_chunks(config.paths.chunks))
+    inputs = [c for c in inputs if in_seed(c.chunk_id, config.extraction.seed_share)]
     extraction = extract_all(extractor, inputs, config.extraction.batch_size)
     nodes, edges = write_graph_partition(config.paths.graph, SEED_PARTITION, extraction)
     return {"chunks": len(inputs), "nodes": nodes.num_rows, "edges": edges.num_rows}

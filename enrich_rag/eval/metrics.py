@@ -37,3 +37,18 @@ def token_f1(prediction: str, golds: list[str]) -> float:
 def contains_answer(prediction: str, golds: list[str]) -> float:
     pred = normalize_answer(prediction)
     return float(any(normalize_answer(g) and normalize_answer(g) in pred for g in golds))
+
+
+def recall_at_k(retrieved: list[str], gold: set[str], k: int) -> float:
+    """Share of the gold passages among the first k retrieved."""
+    return len(gold & set(retrieved[:k])) / len(gold) if gold else 0.0
+
+
+def precision_at_k(retrieved: list[str], gold: set[str], k: int) -> float:
+    """Share of the passages handed over (the first k, or fewer when a method returns fewer) that are gold.
+
+    A fixed-budget selector that returns 2 passages is judged on those 2, as SEAL-RAG reports it;
+    a method that returns nothing scores 0.
+    """
+    top = retrieved[:k]
+    return len(gold & set(top)) / len(top) if top else 0.0

@@ -1,0 +1,116 @@
+"""The methods compared side by side, all on the same embedder, LLM and corpus.
+
+Each returns a `Prediction`: the answer, the passages (doc ids, best first) the generator saw, and
+the cost counters the table reports. Agent methods differ only in config switches, so an ablation
+is one line in `AGENT_METHODS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.resources import Resources
+from enrich_rag.errors import ConfigError
+from enrich_rag.index.embeddings import search
+from enrich_rag.llm.base import LLM, Generation
+from enrich_rag.llm.prompts import answer_prompt
+
+RETRIEVED = 10  # passages kept per question for recall@k / precision@k up to k = 10
+
+
+@dataclass
+class Prediction:
+    answer: str
+    docs: list[str]  # retrieved passages (doc ids), best first
+    context: list[str] = field(default_factory=list)  # what the generator read (for the judge)
+    llm_calls: int = 0
+    enrich_rounds: int = 0
+    partitions: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    trace: dict[str, Any] = field(default_factory=dict)
+
+
+class CountingLLM:
+    """Counts generate/score calls of any backend: the table's "LLM calls" column."""
+
+    def __init__(self, llm: LLM):
+        self.inner, self.calls, self.name = llm, 0, getattr(llm, "name", "llm")
+
+    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+        self.calls += 1
+        return self.inner.generate(prompt, max_new_tokens=max_new_tokens, stop=stop)
+
+    def score(self, prompt: str, continuation: str) -> list[float]:
+        self.calls += 1
+        return self.inner.score(prompt, continuation)
+
+
+# name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
+AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
+    "graph_only": (False, {"entity_first": False}),  # PCST subgraph facts, no entity-first, no enrichment
+    "enrichrag_no_enrich": (False, {}),
+    "enrichrag": (True, {}),
+    "ef_no_micro_queries": (False, {"micro_queries": False}),
+    "ef_no_bridges": (False, {"bridges": False}),
+    "ef_llm_rerank": (False, {"rerank": "llm"}),
+}
+BASELINES = ("no_retrieval", "naive_rag", "hybrid_rag")
+METHODS = (*BASELINES, *AGENT_METHODS)
+
+
+def _dedupe(ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _generate(llm: CountingLLM, question: str, passages: list[str], max_new_tokens: int) -> str:
+    return llm.generate(answer_prompt(question, passages), max_new_tokens=max_new_tokens).text.strip()
+
+
+def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: bool | None) -> Prediction:
+    """hybrid None: no retrieval at all (the LLM alone)."""
+    config = resources.config
+    if hybrid is None:
+        return Prediction(_generate(llm, question, [], config.llm.max_new_tokens), [])
+    embeddings = dataclasses.replace(config.embeddings, hybrid=hybrid)
+    hits = search(resources.corpus_index, question, RETRIEVED * 2, embeddings, columns=("text", "doc_id"))
+    passages = [h["text"] for h in hits[: config.retrieval.top_k]]
+    answer = _generate(llm, question, passages, config.llm.max_new_tokens)
+    return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages)
+
+
+def agent_method(resources: Resources, name: str) -> Callable[[str], Prediction]:
+    allow, overrides = AGENT_METHODS[name]
+    agent = Agent(resources, evidence=dataclasses.replace(resources.config.evidence, **overrides))
+
+    def run(question: str) -> Prediction:
+        answer = agent.answer(question, allow_enrich=allow)
+        trace = answer.trace
+        rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
+        docs = _dedupe([c.doc_id for c in answer.citations])[:RETRIEVED]
+        summary = {"tools": trace.tools(), "perplexity": answer.perplexity, "sufficient": answer.sufficient}
+        return Prediction(answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds,
+                          list(trace.partitions_written), 0.0, summary)
+
+    return run
+
+
+def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[str], Prediction]:
+    if name not in METHODS:
+        raise ConfigError(f"unknown method '{name}' (expected one of: {', '.join(METHODS)})")
+    if name in AGENT_METHODS:
+        run = agent_method(resources, name)
+    else:
+        hybrid = {"no_retrieval": None, "naive_rag": False, "hybrid_rag": True}[name]
+        run = lambda q: rag_baseline(resources, llm, q, hybrid)  # noqa: E731
+
+    def timed(question: str) -> Prediction:
+        calls, start = llm.calls, time.perf_counter()
+        prediction = run(question)
+        prediction.seconds, prediction.llm_calls = time.perf_counter() - start, llm.calls - calls
+        return prediction
+
+    return timed

@@ -1,0 +1,158 @@
+"""Methods x metrics: metrics.json (DVC metrics), table.md, DVC plot data and PNG plots."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from enrich_rag.config import Config
+from enrich_rag.eval.settings import EvalConfig
+from enrich_rag.storage.atomic import atomic_file
+
+ANSWER_METRICS = ("em", "f1", "acc")
+JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_relevance", "correctness", "judge_aggregate")
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+
+def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for method in ev.methods:
+        mine = [r for r in rows if r["method"] == method]
+        if not mine:
+            continue
+        seconds = [r["seconds"] for r in mine]
+        stats: dict[str, Any] = {"n": len(mine)}
+        for key in (*ANSWER_METRICS, *[f"{m}@{k}" for m in ("recall", "precision") for k in ev.ks], *JUDGE_METRICS):
+            value = _mean([r[key] for r in mine if key in r])
+            if value is not None:
+                stats[key] = value
+        stats |= {"llm_calls": _mean([r["llm_calls"] for r in mine]), "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
+                  "partitions_written": sum(len(r["partitions"]) for r in mine),
+                  "latency_p50_s": _percentile(seconds, 0.5), "latency_p95_s": _percentile(seconds, 0.95)}
+        out[method] = stats
+    return out
+
+
+def columns(summary: dict[str, dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(key for stats in summary.values() for key in stats))
+
+
+def markdown_table(summary: dict[str, dict[str, Any]], title: str) -> str:
+    cols = columns(summary)
+    lines = [f"### {title}", "", "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for method, stats in summary.items():
+        lines.append(f"| {method} | " + " | ".join("" if stats.get(c) is None else str(stats[c]) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+CONSOLE_COLUMNS = ("n", "em", "f1", "acc", "recall@5", "precision@5", "judge_aggregate", "llm_calls",
+                   "partitions_written", "latency_p50_s", "latency_p95_s")
+
+
+def print_table(summary: dict[str, dict[str, Any]], title: str) -> None:
+    """The headline columns; table.md and metrics.json have them all."""
+    table = Table(title=title)
+    table.add_column("method")
+    cols = [c for c in CONSOLE_COLUMNS if c in columns(summary)]
+    for col in cols:
+        table.add_column(col, justify="right")
+    for method, stats in summary.items():
+        table.add_row(method, *("" if stats.get(c) is None else f"{stats[c]}" for c in cols))
+    Console().print(table)
+
+
+def _write(path: Path, text: str) -> None:
+    with atomic_file(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_plot_data(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]], ev: EvalConfig, plots: Path) -> None:
+    """Flat JSON rows that `dvc plots show` renders (see the `plots:` section of dvc.yaml)."""
+    recall = [{"method": m, "k": k, "recall": s[f"recall@{k}"]} for m, s in summary.items() for k in ev.ks if f"recall@{k}" in s]
+    per_method = [{"method": m, "metric": key, "value": s[key]} for m, s in summary.items() for key in ("em", "f1", "acc")]
+    latency = [{"method": r["method"], "question": r["id"], "seconds": r["seconds"]} for r in rows]
+    for name, data in (("recall_at_k.json", recall), ("metric_per_method.json", per_method), ("latency.json", latency)):
+        _write(plots / name, json.dumps(data, indent=1) + "\n")
+
+
+def write_pngs(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]], ev: EvalConfig, plots: Path) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        Console(stderr=True).print("matplotlib not installed (pip install 'enrich-rag[eval]'): PNG plots skipped")
+        return []
+    methods = list(summary)
+    written = []
+    fig, ax = plt.subplots(figsize=(max(6, len(methods) * 1.2), 4))
+    width = 0.25
+    for i, key in enumerate(("em", "f1", "acc")):
+        ax.bar([x + i * width for x in range(len(methods))], [summary[m].get(key, 0) for m in methods], width, label=key)
+    ax.set_xticks([x + width for x in range(len(methods))], methods, rotation=30, ha="right")
+    ax.set_ylabel("score")
+    ax.set_title(f"{ev.dataset}: answer quality per method")
+    ax.legend()
+    written.append(_save(fig, plots / "metric_per_method.png"))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for m in methods:
+        ks = [k for k in ev.ks if f"recall@{k}" in summary[m]]
+        if ks:
+            ax.plot(ks, [summary[m][f"recall@{k}"] for k in ks], marker="o", label=m)
+    ax.set_xlabel("k")
+    ax.set_ylabel("supporting-passage recall@k")
+    ax.set_title(f"{ev.dataset}: recall@k")
+    ax.legend(fontsize=7)
+    written.append(_save(fig, plots / "recall_at_k.png"))
+    fig, ax = plt.subplots(figsize=(max(6, len(methods) * 1.2), 4))
+    ax.boxplot([[r["seconds"] for r in rows if r["method"] == m] for m in methods])
+    ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
+    ax.set_ylabel("seconds per question")
+    ax.set_yscale("log")
+    ax.set_title(f"{ev.dataset}: latency")
+    written.append(_save(fig, plots / "latency.png"))
+    return written
+
+
+def _save(fig, path: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+    return str(path)
+
+
+def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run_dir: Path) -> dict[str, Any]:
+    summary = aggregate(rows, ev)
+    questions = len({r["id"] for r in rows})
+    title = f"{ev.dataset}, {questions} questions, run {ev.run_name}"
+    note = ""
+    if ev.judge.enabled and (ev.judge.backend in ("same", "embedded") and config.llm.backend == "embedded"):
+        note = "\nJudge: the embedded Gemma 3 270M; a model this small is a weak judge, read its scores as a rough signal.\n"
+    metrics = {"dataset": ev.dataset, "run_id": ev.run_name, "questions": questions, "llm": config.llm.backend,
+               "embeddings": config.embeddings.model, "methods": summary}
+    _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
+    _write(run_dir / "table.md", markdown_table(summary, title) + note)
+    plots = run_dir / "plots"
+    write_plot_data(rows, summary, ev, plots)
+    write_pngs(rows, summary, ev, plots)
+    print_table(summary, title)
+    return metrics

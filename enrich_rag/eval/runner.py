@@ -1,0 +1,141 @@
+"""One evaluation run: build the dataset if needed, run every method on every question, report.
+
+Predictions are appended one line per (question, method) and fsynced, so Ctrl-C keeps everything
+finished and a rerun of the same run id skips it. Questions are the outer loop, so an interrupted
+run still compares all methods on the same questions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from tqdm import tqdm
+
+from enrich_rag.agent.recovery import reconcile
+from enrich_rag.agent.resources import Resources
+from enrich_rag.build.corpus import prepare_corpus
+from enrich_rag.build.indexes import build_corpus_index, build_graph_index
+from enrich_rag.build.seed_graph import build_seed_graph
+from enrich_rag.config import Config, load_config, load_raw
+from enrich_rag.eval.datasets import QAItem
+from enrich_rag.eval.judge import judge
+from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make_method
+from enrich_rag.eval.metrics import contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
+from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
+from enrich_rag.eval.report import write_report
+from enrich_rag.eval.settings import EvalConfig, eval_config
+from enrich_rag.eval.workspace import writable_copy
+from enrich_rag.llm.factory import make_llm
+from enrich_rag.storage.partitions import committed_partitions
+
+console = Console(stderr=True)
+PREDICTIONS = "predictions.jsonl"
+
+
+def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConfig]:
+    params = Path(params)
+    config = load_config(params, overlay)
+    return config, eval_config(load_raw(params, overlay), params.resolve().parent)
+
+
+def ensure_built(config: Config, ev: EvalConfig) -> None:
+    """Run the offline stages for this dataset where their outputs are missing (`dvc repro` does the same, cached)."""
+    paths = config.paths
+    steps = [
+        (lambda: questions_path(config).is_file() and Path(config.corpus.source).is_file(), "eval_prepare", lambda: prepare_eval(config, ev)),
+        (lambda: Path(paths.chunks).is_file(), "prepare_corpus", lambda: prepare_corpus(config)),
+        (lambda: Path(paths.corpus_index).is_dir(), "build_corpus_index", lambda: build_corpus_index(config)),
+        (lambda: "seed" in committed_partitions(Path(paths.graph)), "build_seed_graph", lambda: build_seed_graph(config)),
+        (lambda: Path(paths.graph_index).is_dir(), "build_graph_index", lambda: build_graph_index(config)),
+    ]
+    for done, name, run in steps:
+        if not done():
+            console.print(f"[cyan]building[/cyan] {name} for {ev.dataset}")
+            console.print(f"  {run()}")
+
+
+def read_predictions(path: Path) -> list[dict[str, Any]]:
+    """Finished lines; a line cut short by an interruption is dropped (and rewritten away)."""
+    if not path.is_file():
+        return []
+    rows, lines = [], path.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    if len(rows) != len([line for line in lines if line.strip()]):
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    return rows
+
+
+def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, ...]) -> dict[str, Any]:
+    golds = list(item.answers)
+    row: dict[str, Any] = {
+        "id": item.id, "method": method, "question": item.question, "gold": golds, "type": item.type,
+        "prediction": prediction.answer, "evidence_ids": prediction.docs,
+        "em": exact_match(prediction.answer, golds), "f1": round(token_f1(prediction.answer, golds), 4),
+        "acc": contains_answer(prediction.answer, golds), "llm_calls": prediction.llm_calls,
+        "enrich_rounds": prediction.enrich_rounds, "partitions": prediction.partitions,
+        "seconds": round(prediction.seconds, 4), "trace": prediction.trace,
+    }
+    if item.has_gold and method != "no_retrieval":
+        gold = set(item.gold_docs)
+        for k in ks:
+            row[f"recall@{k}"] = round(recall_at_k(prediction.docs, gold, k), 4)
+            row[f"precision@{k}"] = round(precision_at_k(prediction.docs, gold, k), 4)
+    return row
+
+
+def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0) -> Path:
+    config, ev = load_eval(params, overlay)
+    ensure_built(config, ev)
+    items = sampled_questions(ev)[: limit or None]
+    run_dir = ev.run_dir()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    out = run_dir / PREDICTIONS
+    done = {(r["id"], r["method"]) for r in read_predictions(out)}
+
+    llm = CountingLLM(make_llm(config.llm))
+    readonly = Resources(config, llm=llm)
+    writing = None
+    if any(AGENT_METHODS.get(m, (False,))[0] for m in ev.methods):
+        writing = Resources(writable_copy(config, run_dir / "workspace"), llm=llm)
+        reconcile(writing)  # an interrupted enrichment is finished or rolled back before anything else
+    methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in ev.methods}
+    judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)
+
+    todo = [(item, m) for item in items for m in ev.methods if (item.id, m) not in done]
+    console.print(f"{ev.dataset}: {len(items)} questions x {len(ev.methods)} methods, {len(todo)} to run -> {run_dir}")
+    try:
+        with open(out, "a", encoding="utf-8") as fh:
+            for item, method in tqdm(todo, desc=f"evaluating {ev.dataset}", unit="answer"):
+                prediction = methods[method](item.question)
+                row = score_row(item, method, prediction, ev.ks)
+                if judge_llm is not None:
+                    row |= judge(judge_llm, item.question, prediction.answer, prediction.context, list(item.answers))
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+    finally:
+        readonly.close()
+        if writing is not None:
+            writing.close()
+    rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
+    write_report(rows, ev, config, run_dir)
+    return run_dir
+
+
+def _judge_llm(config: Config, ev: EvalConfig):
+    if not ev.judge.enabled:
+        return None
+    import dataclasses
+
+    llm_config = dataclasses.replace(config.llm, backend=ev.judge.backend, model=ev.judge.model or config.llm.model,
+                                     base_url=ev.judge.base_url or config.llm.base_url)
+    return make_llm(llm_config)
