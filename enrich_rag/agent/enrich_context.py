@@ -49,6 +49,8 @@ class Fact:
     doc_id: str
     partition: str
     score: float
+    src: str = ""  # node ids, so the subgraph can be drawn
+    dst: str = ""
 
 
 @dataclass
@@ -107,7 +109,7 @@ def enrich_context(
     result = solve_pcst(len(node_ids), edge_list, node_prizes, edge_prizes, edge_costs, config.max_nodes, config.max_edges)
     facts = [
         Fact(e["id"], e["src_name"], e["relation"], e["dst_name"], e["evidence"], e["chunk_id"], e["doc_id"],
-             e["partition"], edge_prizes[i] + node_prizes[edge_list[i][0]] + node_prizes[edge_list[i][1]])
+             e["partition"], edge_prizes[i] + node_prizes[edge_list[i][0]] + node_prizes[edge_list[i][1]], e["src"], e["dst"])
         for i, e in ((i, edge_rows[i]) for i in result.edges)
     ]
     facts.sort(key=lambda f: (-f.score, f.edge_id))

@@ -69,8 +69,9 @@ def validate_question(question: str) -> str:
     return " ".join(question.split())
 
 
-def _subgraph_json(sub: Subgraph, facts: tuple[Fact, ...]) -> dict[str, Any]:
-    return {"nodes": sub.nodes, "edges": [f.__dict__ for f in facts]}
+def _subgraph_json(sub: Subgraph) -> dict[str, Any]:
+    """The PCST subgraph behind the answer (the citations may be whole passages chosen entity-first)."""
+    return {"nodes": sub.nodes, "edges": [f.__dict__ for f in sub.facts], "entry_ids": sub.entry_ids}
 
 
 def passage_facts(chunks: list[dict[str, Any]]) -> list[Fact]:
@@ -170,4 +171,4 @@ class Agent:
                               f.subject if f.relation == PASSAGE else f"{f.subject} {f.relation} {f.object}", f.partition)
                      for f in facts]
         return Answer(question, best.answer if best else "", best.perplexity if best else float("inf"), sufficient,
-                      citations, _subgraph_json(best_sub, facts), trace)
+                      citations, _subgraph_json(best_sub), trace)

@@ -80,6 +80,16 @@ class Resources:
 
         return corpus_retrieval(self.config, self.corpus_index, self.store, self.graph_index)
 
+    def partitions(self) -> list[dict]:
+        """Committed partitions with counts and how DVC versions each (seed: stage output)."""
+        from enrich_rag.storage.partitions import partition_dir
+
+        rows = self.store.counts()["partitions"]
+        for row in rows:
+            row["dvc"] = "stage output" if row["partition"] == "seed" else (
+                "dvc add" if self.dvc.is_tracked(partition_dir(Path(self.config.paths.graph), "nodes", row["partition"])) else "untracked")
+        return rows
+
     def write_lock(self) -> FileLock:
         """Enrichments, rollbacks and repairs serialise on one lock file beside the graph."""
         return self._write_lock

@@ -202,20 +202,15 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
 @graph_app.command("partitions")
 def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """List committed partitions (seed first, then enrichments in write order) and their DVC records."""
-    from enrich_rag.storage.dvc_tracking import DvcRepo
-    from enrich_rag.storage.graph_store import GraphStore
-    from enrich_rag.storage.partitions import partition_dir
+    from enrich_rag.agent.resources import Resources
 
     cfg = _config(params, config)
     try:
-        with GraphStore(cfg.paths.graph) as store:
-            rows = store.counts()["partitions"]
+        resources = Resources(cfg)
+        rows = resources.partitions()
+        resources.close()
     except EnrichRagError as exc:
         _fail(exc)
-    dvc = DvcRepo(cfg.paths.dvc_root)
-    for row in rows:
-        row["dvc"] = "stage output" if row["partition"] == "seed" else (
-            "dvc add" if dvc.is_tracked(partition_dir(Path(cfg.paths.graph), "nodes", row["partition"])) else "untracked")
     table = Table(title="graph partitions")
     for column in ("partition", "nodes", "edges", "dvc"):
         table.add_column(column)
@@ -251,6 +246,44 @@ def graph_show(
     for e in edges:
         table.add_row(e["src_name"], e["relation"], e["dst_name"], e["chunk_id"], f"{e['confidence']:.2f}")
     _emit({"node": node, "edges": edges}, as_json, table)
+
+
+@app.command("serve")
+def serve(
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    host: Annotated[str, typer.Option(help="bind address; loopback by default")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+) -> None:
+    """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra)."""
+    try:
+        import uvicorn
+
+        from enrich_rag.serve.app import create_app
+    except ImportError:
+        _fail(EnrichRagError("the web service needs FastAPI and uvicorn: pip install 'enrich-rag[serve]'"))
+    cfg = _config(params, config)
+    try:
+        application = create_app(cfg)
+    except EnrichRagError as exc:
+        _fail(exc)
+    console.print(f"EnrichRAG on http://{host}:{port}  (OpenAPI: /docs)")
+    uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+@app.command("eval")
+def evaluate(
+    config: Annotated[Path, typer.Option("--config", help="configs/<dataset>.yaml")],
+    params: ParamsOption = Path("params.yaml"),
+    limit: Annotated[int, typer.Option(help="only the first N sampled questions")] = 0,
+) -> None:
+    """Methods x metrics on one benchmark; the same run as `python run_evaluation.py --config ...`."""
+    from enrich_rag.eval.runner import run_evaluation
+
+    try:
+        run_evaluation(params, config, limit)
+    except EnrichRagError as exc:
+        _fail(exc)
 
 
 if __name__ == "__main__":

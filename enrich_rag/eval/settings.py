@@ -10,8 +10,7 @@ from typing import Any
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import FORMATS
 
-DEFAULT_METHODS = ("no_retrieval", "naive_rag", "hybrid_rag", "graph_only", "enrichrag_no_enrich", "enrichrag",
-                   "ef_no_micro_queries")
+DEFAULT_METHODS = ("no_retrieval", "naive_rag", "hybrid_rag", "graph_only", "enrichrag_no_enrich", "enrichrag")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,124 @@
+// The page talks only to this server's /api; cytoscape is vendored under /static/vendor.
+let conversationId = null;
+window.cy = null;
+
+const $ = (id) => document.getElementById(id);
+
+function text(tag, content, cls) {
+  const el = document.createElement(tag);
+  el.textContent = content;
+  if (cls) el.className = cls;
+  return el;
+}
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+async function loadSettings() {
+  const settings = await api("/api/config");
+  $("allow-enrich").checked = settings.allow_enrich;
+  const stats = await api("/api/graph/stats");
+  $("stats").textContent = `${stats.nodes} nodes, ${stats.edges} edges, ${stats.partitions.length} partition(s)`;
+}
+
+function renderCitations(citations) {
+  const list = $("citations");
+  list.replaceChildren();
+  citations.forEach((c, i) => {
+    const item = document.createElement("li");
+    const link = text("a", c.triple || c.chunk_id);
+    link.dataset.chunk = c.chunk_id;
+    link.addEventListener("click", () => openChunk(c.chunk_id));
+    item.append(link, text("div", c.evidence.length > 240 ? c.evidence.slice(0, 240) + "…" : c.evidence, "muted"));
+    list.append(item);
+  });
+}
+
+async function openChunk(chunkId) {
+  const view = $("chunk-view");
+  try {
+    const chunk = await api(`/api/chunk/${encodeURIComponent(chunkId)}`);
+    view.textContent = `${chunk.title}\n\n${chunk.text}`;
+    view.dataset.chunk = chunkId;
+    view.classList.remove("muted");
+  } catch (err) {
+    view.textContent = err.message;
+  }
+}
+
+function renderGraph(subgraph) {
+  const entries = new Set(subgraph.entry_ids || []);
+  const nodes = subgraph.nodes.map((n) => ({data: {id: n.id, label: n.name, entry: entries.has(n.id) ? 1 : 0}}));
+  const known = new Set(subgraph.nodes.map((n) => n.id));
+  const edges = subgraph.edges.filter((e) => known.has(e.src) && known.has(e.dst))
+    .map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst, label: e.relation}}));
+  if (window.cy) window.cy.destroy();
+  window.cy = cytoscape({
+    container: $("graph"),
+    elements: [...nodes, ...edges],
+    layout: {name: "cose", animate: false},
+    style: [
+      {selector: "node", style: {label: "data(label)", "font-size": 10, "background-color": "#7a8bd6", width: 16, height: 16}},
+      {selector: "node[entry = 1]", style: {"background-color": "#e08a2c"}},
+      {selector: "edge", style: {label: "data(label)", "font-size": 8, "curve-style": "bezier", "target-arrow-shape": "triangle",
+                                 width: 1.5, "line-color": "#aab", "target-arrow-color": "#aab", color: "#556"}},
+    ],
+  });
+  $("graph").dataset.nodes = String(nodes.length);
+}
+
+function renderTimeline(trace) {
+  const list = $("timeline");
+  list.replaceChildren();
+  for (const step of trace.steps) {
+    const item = document.createElement("li");
+    item.append(text("span", step.tool, "tool"), text("span", `  ${step.seconds.toFixed(2)}s`, "muted"));
+    const out = step.outputs || {};
+    const details = [];
+    if (out.perplexity !== undefined) details.push(`perplexity ${out.perplexity}`);
+    if (out.answer) details.push(`answer "${out.answer}"`);
+    if (out.decision) details.push(`decision ${out.decision}`);
+    if (out.reason) details.push(out.reason);
+    if (out.facts !== undefined) details.push(`${out.facts} evidence`);
+    if (out.kind) details.push(`${out.kind}: ${(out.entities || []).join(", ")}`);
+    if (out.expansion_query) details.push(`search "${out.expansion_query}"`);
+    if (details.length) item.append(text("div", details.join(" · "), "muted"));
+    if (out.partition) item.append(text("span", `partition ${out.partition}`, "partition"));
+    list.append(item);
+  }
+}
+
+async function ask(event) {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  $("status").textContent = "thinking…";
+  $("answer").dataset.state = "pending";
+  try {
+    const data = await api("/api/query", {question, allow_enrich: $("allow-enrich").checked, conversation_id: conversationId});
+    conversationId = data.conversation_id;
+    $("answer").textContent = data.answer || "(no answer)";
+    $("answer").classList.toggle("unsure", !data.sufficient);
+    $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
+    renderCitations(data.citations);
+    renderGraph(data.subgraph);
+    renderTimeline(data.trace);
+    $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written`;
+    $("answer").dataset.state = "done";
+    loadSettings();
+  } catch (err) {
+    $("status").textContent = `error: ${err.message}`;
+    $("answer").dataset.state = "error";
+  }
+}
+
+$("ask-form").addEventListener("submit", ask);
+$("allow-enrich").addEventListener("change", (e) => api("/api/config", {allow_enrich: e.target.checked}).catch(() => {}));
+$("new-conversation").addEventListener("click", () => { conversationId = null; $("resolved").textContent = ""; });
+loadSettings().catch((err) => { $("status").textContent = `error: ${err.message}`; });
