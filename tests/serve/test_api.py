@@ -1,0 +1,94 @@
+"""Every endpoint through FastAPI's TestClient on the small built graph, with the real embedded LLM."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+from enrich_rag.agent.resources import Resources
+from enrich_rag.serve.app import create_app
+
+
+@pytest.fixture
+def client(gap_config, embedded_llm, spacy_extractor):
+    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with TestClient(create_app(gap_config, resources)) as client:
+        yield client
+    resources.close()
+
+
+def test_query_returns_answer_citations_trace_and_subgraph(client):
+    response = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert "Nolan" in data["answer"]
+    assert data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
+    assert {"AnalyzeQuery", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"} <= {s["tool"] for s in data["trace"]["steps"]}
+    nodes = {n["id"] for n in data["subgraph"]["nodes"]}
+    assert nodes and all(e["src"] in nodes and e["dst"] in nodes for e in data["subgraph"]["edges"])
+    chunk = client.get(f"/api/chunk/{data['citations'][0]['chunk_id']}").json()
+    assert chunk["title"] == "Inception" and "Christopher Nolan directed Inception" in chunk["text"]
+
+    follow = client.post("/api/query", json={"question": "and where was he born?", "allow_enrich": False,
+                                             "conversation_id": data["conversation_id"]}).json()
+    assert follow["conversation_id"] == data["conversation_id"]
+    assert "Nolan" in follow["resolved_question"] and "born" in follow["resolved_question"]
+
+
+@pytest.mark.parametrize("body, message", [
+    ({}, "question: Field required"),
+    ({"question": ""}, "question: String should have at least 1 character"),
+    ({"question": "x" * 2001}, "question: String should have at most 2000 characters"),
+    ({"question": "Who?", "allow_enrich": "maybe"}, "allow_enrich: Input should be a valid boolean"),
+    ({"question": "Who?", "temperature": 1}, "temperature: Extra inputs are not permitted"),
+    ({"question": "a\x00b"}, "question contains binary data"),
+])
+def test_bad_queries_are_400_with_one_line(client, body, message):
+    response = client.post("/api/query", json=body)
+    assert response.status_code == 400
+    assert message in response.json()["error"] and "\n" not in response.json()["error"]
+
+
+def test_config_is_validated_and_persisted(client, gap_config):
+    before = client.get("/api/config").json()
+    assert before["entity_first"] is True and before["k"] == gap_config.evidence.k
+    updated = client.post("/api/config", json={"k": 3, "allow_enrich": False}).json()
+    assert updated["k"] == 3 and updated["allow_enrich"] is False and updated["rerank"] == before["rerank"]
+    assert client.get("/api/config").json() == updated
+    from pathlib import Path
+
+    assert '"k": 3' in Path(gap_config.paths.root, "api_settings.json").read_text()
+    for body, message in [({"k": 0}, "k: Input should be greater than or equal to 1"),
+                          ({"rerank": "magic"}, "rerank: Input should be 'entity', 'none' or 'llm'"),
+                          ({"nope": 1}, "nope: Extra inputs are not permitted")]:
+        response = client.post("/api/config", json=body)
+        assert response.status_code == 400 and message in response.json()["error"]
+    assert client.get("/api/config").json() == updated  # a refused update changed nothing
+
+
+def test_graph_endpoints_and_rollback(client):
+    stats = client.get("/api/graph/stats").json()
+    assert stats["nodes"] > 0 and [p["partition"] for p in stats["partitions"]] == ["seed"]
+    partitions = client.get("/api/graph/partitions").json()
+    assert partitions[0]["partition"] == "seed" and partitions[0]["dvc"] == "stage output"
+    for body, message in [({"partition": "seed"}, "seed partition is a build output"),
+                          ({"partition": "enrich-nope"}, "no partition 'enrich-nope'"),
+                          ({"partition": "../etc"}, "invalid partition id"),
+                          ({}, "partition: Field required")]:
+        response = client.post("/api/graph/rollback", json=body)
+        assert response.status_code == 400 and message in response.json()["error"]
+    # A real enrichment (a threshold no answer meets forces one round), then its rollback through the API.
+    client.post("/api/config", json={"ppl_threshold": 1.0001, "max_enrich_rounds": 1})
+    answer = client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True}).json()
+    written = answer["trace"]["partitions_written"]
+    assert len(written) == 1
+    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed", written[0]]
+    done = client.post("/api/graph/rollback", json={"partition": written[0]}).json()
+    assert done["partition"] == written[0] and done["index_rows_deleted"] > 0
+    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed"]
+
+
+def test_openapi_schema_and_page(client):
+    schema = client.get("/openapi.json").json()
+    assert {"/api/query", "/api/config", "/api/graph/stats", "/api/graph/partitions", "/api/graph/rollback"} <= set(schema["paths"])
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/vendor/cytoscape.min.js" in page.text
+    assert client.get("/static/vendor/cytoscape.min.js").status_code == 200

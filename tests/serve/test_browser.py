@@ -1,0 +1,86 @@
+"""The page in a real headless Chromium: ask a bundled question, wait for answer and drawn subgraph.
+
+Needs the Debian `chromium` + `chromium-driver` packages (.ci/run installs them when missing).
+"""
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium + chromium-driver not installed (.ci/run installs them)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(gap_config, tmp_path):
+    import httpx
+
+    params = tmp_path / "serve-params.yaml"
+    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__)}))
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    process = subprocess.Popen([str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--port", str(port)],
+                               stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            if process.poll() is not None:
+                pytest.fail(f"server exited: {(tmp_path / 'server.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/api/graph/stats", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        driver.get(server)
+        WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+        driver.find_element(By.ID, "allow-enrich").click()  # off: answer from the built graph only
+        driver.find_element(By.ID, "question").send_keys("Who directed Inception?")
+        driver.find_element(By.ID, "ask").click()
+        WebDriverWait(driver, 300).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        assert driver.find_element(By.ID, "answer").get_attribute("data-state") == "done", driver.find_element(By.ID, "status").text
+        assert "Nolan" in driver.find_element(By.ID, "answer").text
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
+        assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID, "graph").get_attribute("data-nodes"))
+        tools = [li.find_element(By.CLASS_NAME, "tool").text for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")]
+        assert "EnrichContext" in tools and "CheckSufficiency" in tools
+        link = driver.find_element(By.CSS_SELECTOR, "#citations a")
+        link.click()
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == link.get_attribute("data-chunk"))
+        assert "Inception" in driver.find_element(By.ID, "chunk-view").text
+        shot = tmp_path / "answer.png"
+        driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000
+    finally:
+        driver.quit()
