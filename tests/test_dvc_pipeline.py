@@ -34,18 +34,18 @@ def test_dvc_repro_builds_skips_and_reruns_on_param_change(tmp_path):
     write_jsonl(repo / "data/small.jsonl", SMALL_CORPUS)
     _dvc(repo, "init", "--no-scm", "-q")
 
-    first = _dvc(repo, "repro")
+    first = _dvc(repo, "repro", "summary")
     for stage in ("prepare_corpus", "build_corpus_index", "build_seed_graph", "build_graph_index", "summary"):
         assert f"Running stage '{stage}'" in first
     assert (repo / "dvc.lock").is_file()
     assert (repo / "data/graph/edges/partition=seed/part-0.parquet").is_file()
     chunks_before = pq.read_table(repo / "data/corpus/chunks.parquet").num_rows
 
-    second = _dvc(repo, "repro")
+    second = _dvc(repo, "repro", "summary")
     assert "Running stage" not in second
 
     params["corpus"]["chunk_size"] = 100
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
-    third = _dvc(repo, "repro")
+    third = _dvc(repo, "repro", "summary")
     assert "Running stage 'prepare_corpus'" in third and "Running stage 'build_seed_graph'" in third
     assert pq.read_table(repo / "data/corpus/chunks.parquet").num_rows > chunks_before

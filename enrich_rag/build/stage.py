@@ -15,11 +15,15 @@ from enrich_rag.errors import EnrichRagError
 console = Console(stderr=True)
 
 
-def run_stage(name: str, fn: Callable[[Config], dict]) -> None:
+def stage_args(name: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=f"EnrichRAG stage: {name}")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--config", default=None, help="optional configs/<name>.yaml overlay")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def run_stage(name: str, fn: Callable[[Config], dict]) -> None:
+    args = stage_args(name)
     start = time.perf_counter()
     try:
         stats = fn(load_config(args.params, args.config))

@@ -74,6 +74,28 @@ def read_predictions(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def fingerprint(config: Config, ev: EvalConfig) -> str:
+    """What the answers depend on (models, retrieval and agent settings, the question sample), not where files live."""
+    import dataclasses
+    import hashlib
+
+    data = dataclasses.asdict(config)
+    data.pop("paths")
+    data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods")}
+    return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
+
+
+def check_fingerprint(run_dir: Path, current: str) -> None:
+    """A run resumes only with the settings it started with; otherwise its answers are moved aside, not mixed in."""
+    path, out = run_dir / "fingerprint.txt", run_dir / PREDICTIONS
+    previous = path.read_text().strip() if path.is_file() else None
+    if previous and previous != current and out.is_file():
+        aside = run_dir / f"predictions.{previous}.jsonl"
+        os.replace(out, aside)
+        console.print(f"[yellow]settings changed since this run started: earlier answers moved to {aside.name}[/yellow]")
+    path.write_text(current + "\n")
+
+
 def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, ...]) -> dict[str, Any]:
     golds = list(item.answers)
     row: dict[str, Any] = {
@@ -98,6 +120,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0) -> P
     items = sampled_questions(ev)[: limit or None]
     run_dir = ev.run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
+    check_fingerprint(run_dir, fingerprint(config, ev))
     out = run_dir / PREDICTIONS
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
 

@@ -76,6 +76,16 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     assert metrics["methods"]["enrichrag"]["partitions_written"] == len(enriched)
     for partition in enriched:
         assert (run_dir / "workspace/graph/nodes" / f"partition={partition}.dvc").is_file()
+    # Different settings never mix into this run: its answers are moved aside and the run starts over.
+    from enrich_rag.config import load_config
+    from enrich_rag.eval.runner import check_fingerprint, fingerprint
+    from enrich_rag.eval.settings import eval_config
+
+    config = load_config(PROJECT_ROOT / "params.yaml", overlay)
+    ev = eval_config(yaml.safe_load(overlay.read_text()), PROJECT_ROOT)
+    assert fingerprint(config, ev) == (run_dir / "fingerprint.txt").read_text().strip()
+    check_fingerprint(run_dir, "0" * 12)
+    assert not (run_dir / "predictions.jsonl").exists() and len(list(run_dir.glob("predictions.*.jsonl"))) == 1
     table = (run_dir / "table.md").read_text()
     assert all(f"| {m} |" in table for m in METHODS) and "weak judge" in table
     for name in ("recall_at_k.json", "metric_per_method.json", "latency.json", "recall_at_k.png", "latency.png"):
