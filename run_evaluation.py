@@ -13,9 +13,10 @@ if __name__ == "__main__":
     parser.add_argument("--config", required=True, help="configs/<dataset>.yaml (overlay on params.yaml)")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--limit", type=int, default=0, help="only the first N sampled questions (a smoke run)")
+    parser.add_argument("--methods", nargs="+", default=(), help="run only these of the config's methods now")
     args = parser.parse_args()
     try:
-        run_evaluation(args.params, args.config, args.limit)
+        run_evaluation(args.params, args.config, args.limit, tuple(args.methods))
     except EnrichRagError as exc:
         Console(stderr=True).print(f"[red]error[/red] {exc}")
         sys.exit(1)

@@ -21,6 +21,7 @@ from enrich_rag.build.corpus import prepare_corpus
 from enrich_rag.build.indexes import build_corpus_index, build_graph_index
 from enrich_rag.build.seed_graph import build_seed_graph
 from enrich_rag.config import Config, load_config, load_raw
+from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.judge import judge
 from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make_method
@@ -114,8 +115,13 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
     return row
 
 
-def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0) -> Path:
+def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = ()) -> Path:
+    """`only`: run just these of the config's methods now (the report still covers every method with answers)."""
     config, ev = load_eval(params, overlay)
+    unknown = [m for m in only if m not in ev.methods]
+    if unknown:
+        raise ConfigError(f"--methods {', '.join(unknown)}: not in this config's eval.methods ({', '.join(ev.methods)})")
+    running = only or ev.methods
     ensure_built(config, ev)
     items = sampled_questions(ev)[: limit or None]
     run_dir = ev.run_dir()
@@ -127,14 +133,14 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0) -> P
     llm = CountingLLM(make_llm(config.llm))
     readonly = Resources(config, llm=llm)
     writing = None
-    if any(AGENT_METHODS.get(m, (False,))[0] for m in ev.methods):
+    if any(AGENT_METHODS.get(m, (False,))[0] for m in running):
         writing = Resources(writable_copy(config, run_dir / "workspace"), llm=llm)
         reconcile(writing)  # an interrupted enrichment is finished or rolled back before anything else
-    methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in ev.methods}
+    methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)
 
-    todo = [(item, m) for item in items for m in ev.methods if (item.id, m) not in done]
-    console.print(f"{ev.dataset}: {len(items)} questions x {len(ev.methods)} methods, {len(todo)} to run -> {run_dir}")
+    todo = [(item, m) for item in items for m in running if (item.id, m) not in done]
+    console.print(f"{ev.dataset}: {len(items)} questions x {len(running)} methods, {len(todo)} to run -> {run_dir}")
     try:
         with open(out, "a", encoding="utf-8") as fh:
             for item, method in tqdm(todo, desc=f"evaluating {ev.dataset}", unit="answer"):
