@@ -86,7 +86,7 @@ class Agent:
         self.config = config or resources.config.agent
         self.evidence = evidence or resources.config.evidence
 
-    def _select(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Fact], dict[str, Any]]:
+    def select_passages(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Fact], dict[str, Any]]:
         # The PCST subgraph's supporting chunks join the candidate pool: graph-backed evidence.
         graph_chunks = list(dict.fromkeys(f.chunk_id for f in sub.evidence(self.config.context_facts)))
         extra = [chunk_candidate(row, 0.0) for row in chunks_by_ids(self.resources.config.paths.chunks, graph_chunks)]
@@ -118,7 +118,7 @@ class Agent:
                                          self.resources.config.embeddings, k)
                     facts = sub.evidence(self.config.context_facts)
                     if analysis is not None:
-                        facts, selection = self._select(analysis, sub)
+                        facts, selection = self.select_passages(analysis, sub)
                         step.outputs["selection"] = selection
                     step.outputs |= {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates),
                                     "subgraph_nodes": len(sub.nodes), "facts": len(facts),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
+from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,16 +28,30 @@ def prepare_corpus(config: Config) -> dict[str, int]:
     return {"passages": len(docs), "chunks": len(rows)}
 
 
+@lru_cache(maxsize=8)
+def _chunk_table(path: str, mtime_ns: int, size: int):
+    """The chunks loaded once into an indexed in-memory DuckDB table: the agent looks chunks up several
+    times per question, and scanning the Parquet file each time cost ~40 ms a lookup. Keyed on the
+    file's mtime and size, so a rebuilt corpus is read afresh."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE chunks AS SELECT * FROM read_parquet(?)", [path])
+    con.execute("CREATE INDEX chunks_id ON chunks (chunk_id)")
+    return con, threading.Lock()
+
+
 def chunks_by_ids(path: Path | str, chunk_ids: list[str]) -> list[dict]:
     if not chunk_ids:
         return []
-    import duckdb
-
-    with duckdb.connect() as con:
+    path = Path(path)
+    if not path.is_file():
+        raise StorageError(f"no chunks at {path} (run the prepare_corpus stage first)")
+    stat = path.stat()
+    con, lock = _chunk_table(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with lock:
         cursor = con.execute(
-            "SELECT * FROM read_parquet(?) WHERE chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id",
-            [str(path), list(chunk_ids)],
-        )
+            "SELECT * FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(chunk_ids)])
         columns = [d[0] for d in cursor.description]
         return [dict(zip(columns, row)) for row in cursor.fetchall()]
 

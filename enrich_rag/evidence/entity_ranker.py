@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 Chunk = dict[str, Any]
 
@@ -45,19 +45,26 @@ def salience(text: str, entities: Sequence[str]) -> float:
     return total / len(entities)
 
 
+def mentioned(chunk: Chunk, entity: str) -> bool:
+    return mentions(_text(chunk), entity)
+
+
 class EntityFirstRanker:
+    """`covers(chunk, entity)` decides coverage; by default a mention anywhere in title or text."""
+
     def __init__(self, replacement_threshold: float = 0.1, coverage_weight: float = 1.0,
-                 salience_weight: float = 0.25, retrieval_weight: float = 0.5):
+                 salience_weight: float = 0.25, retrieval_weight: float = 0.5,
+                 covers: Callable[[Chunk, str], bool] = mentioned):
         self.replacement_threshold = replacement_threshold
         self.coverage_weight = coverage_weight
         self.salience_weight = salience_weight
         self.retrieval_weight = retrieval_weight
+        self.covers = covers
 
     def compute_entity_coverage(self, chunk: Chunk, target_entities: Sequence[str]) -> tuple[float, list[str]]:
         if not target_entities:
             return 0.0, []
-        text = _text(chunk)
-        found = [e for e in target_entities if mentions(text, e)]
+        found = [e for e in target_entities if self.covers(chunk, e)]
         return len(found) / len(target_entities), found
 
     def score(self, chunk: Chunk, entities: Sequence[str]) -> float:
@@ -74,9 +81,8 @@ class EntityFirstRanker:
         """Share of `entities` that only chunks[index] covers: what removing it would lose."""
         if not entities:
             return 0.0
-        others = " ".join(_text(c) for i, c in enumerate(chunks) if i != index)
-        own = _text(chunks[index])
-        lost = [e for e in entities if mentions(own, e) and not mentions(others, e)]
+        others = [c for i, c in enumerate(chunks) if i != index]
+        lost = [e for e in entities if self.covers(chunks[index], e) and not any(self.covers(c, e) for c in others)]
         return len(lost) / len(entities)
 
     def _weakest(self, chunks: Sequence[Chunk], entities: Sequence[str]) -> tuple[int, float]:
@@ -127,5 +133,4 @@ class EntityFirstRanker:
         return selected, self._still_missing(selected, missing_entities)
 
     def _still_missing(self, chunks: Sequence[Chunk], entities: Sequence[str]) -> list[str]:
-        text = " ".join(_text(c) for c in chunks)
-        return [e for e in entities if not mentions(text, e)]
+        return [e for e in entities if not any(self.covers(c, e) for c in chunks)]

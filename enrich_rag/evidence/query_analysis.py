@@ -28,6 +28,7 @@ _PAIRED = re.compile(r"\bor\b|\bin common\b|^(are|were|is|was|do|does|did|have|h
 _NOUN_CLAUSE = re.compile(r"\b(a|an|the|what|which)\s+(\w+\s+){0,2}(with|of|in|that|which|who|whose|where|by)\b",
                           re.IGNORECASE)
 MAX_NGRAM = 6
+_POSSESSIVE = re.compile(r"['’]s?(?=\s|$)")
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,10 @@ def _graph_names(question: str, store: GraphStore | None) -> list[str]:
 def _dedupe(names: list[str]) -> list[str]:
     """Keep the longest form: 'Ed Wood' goes when 'Ed Wood (film)' ... is also there, case-insensitively."""
     clean = []
-    for name in names:
-        name = name.strip(" ,;:'\"?").removeprefix("the ").removeprefix("The ")
+    # A possessive ends a name: "Juan Manuel Márquez's WBO" is two names, the owner first.
+    pieces = [p for name in names for p in _POSSESSIVE.split(" ".join(name.split()))]
+    for name in pieces:
+        name = name.strip(" ,;:'\"?-").removeprefix("the ").removeprefix("The ")
         short = len(name.strip(".")) < 3 and not name.isupper()  # "Sr.", "Jr." but not "UK"
         if name and not short and content_words(name) and name.casefold() not in {c.casefold() for c in clean}:
             clean.append(name)

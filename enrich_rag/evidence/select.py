@@ -28,6 +28,7 @@ from enrich_rag.storage.graph_store import GraphStore
 LEAD_CHARS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 GRAPH_CHUNKS_PER_QUERY = 3
+RELEVANCE_POOL_FACTOR = 5  # micro-query hits must be among the question's top K x 5 passages
 STEM = 5  # crude stemming for matching relation words: "directed" ~ "director"
 # What a second hop can be about; nationalities, dates and numbers are attributes, not hops.
 BRIDGE_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW"}
@@ -92,6 +93,26 @@ def covered(chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[s
     return [e for e in entities if mentions(leads, e)]
 
 
+def about_test(bridges: Sequence[str]) -> Callable[[dict[str, Any], str], bool]:
+    """Whether a passage is about an entity: a query entity in its title or lead sentence; a bridge in
+    its title only, since a lead may name a bridge ("a 1935 film starring Ginger Rogers") and say
+    nothing more about it: the second hop needs the bridge's own passage."""
+    bridge_set = set(bridges)
+
+    def about(chunk: dict[str, Any], entity: str) -> bool:
+        if entity in bridge_set:
+            return mentions(chunk["title"], entity)
+        view = lead(chunk)
+        return mentions(f"{view['title']} {view['content']}", entity)
+
+    return about
+
+
+def gaps(chunks: Sequence[dict[str, Any]], entities: Sequence[str], bridges: Sequence[str]) -> list[str]:
+    about = about_test(bridges)
+    return [e for e in dict.fromkeys([*entities, *bridges]) if not any(about(c, e) for c in chunks)]
+
+
 def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp, limit: int) -> list[str]:
     """Named entities the question never names, said in a passage about a query entity or in a sentence
     with one: the hop between what is asked and what answers it. Those in a sentence that shares the
@@ -132,13 +153,18 @@ def select_evidence(
     extra: Sequence[dict[str, Any]] = (),
 ) -> Selection:
     ranker = EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight)
-    pool = {c["id"]: c for c in retrieval.corpus(analysis.question, cfg.candidates)}
+    # One wide search gives both the top-K candidates and each passage's relevance to the whole question.
+    wide = retrieval.corpus(analysis.question, cfg.candidates * RELEVANCE_POOL_FACTOR)
+    relevance = {c["id"]: c["score"] for c in wide}
+    pool = {c["id"]: c for c in wide[: cfg.candidates]}
     for part in analysis.parts:  # comparison: each entity's part gets its own search
         for c in retrieval.corpus(part, cfg.micro_k):
             pool.setdefault(c["id"], c)
     for c in extra:
         pool.setdefault(c["id"], c)
-    candidates = ranker.rank_by_entity_coverage(list(pool.values()), analysis.entities, cfg.candidates)
+    # Ranked on the lead view: a passage about a query entity beats one that merely mentions it.
+    views = ranker.rank_by_entity_coverage([lead(c) for c in pool.values()], analysis.entities, cfg.candidates)
+    candidates = [pool[v["id"]] for v in views]
     scores = rerank(analysis.question, candidates, analysis.entities)
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     selected = [candidates[i] for i in order[: cfg.k]]
@@ -152,7 +178,7 @@ def select_evidence(
         if cfg.bridges and analysis.kind != SINGLE:
             bridges = list(dict.fromkeys([*bridges, *find_bridges(selected, analysis, nlp, cfg.max_bridges)]))[: cfg.max_bridges]
         coverage = _coverage(selected, analysis.entities, bridges)  # bridges found this round count too
-        targets = [e for e in [*analysis.entities, *bridges] if e not in covered(selected, [e])]
+        targets = gaps(selected, analysis.entities, bridges)
         if not targets:
             record["stop_reason"] = "complete"
             break
@@ -164,18 +190,20 @@ def select_evidence(
             hits = retrieval.corpus(query, cfg.micro_k) + (retrieval.graph(query, cfg.micro_k) if retrieval.graph else [])
             for c in hits:
                 found.setdefault(c["id"], c)
-        new = [c for c in found.values() if c["id"] not in {s["id"] for s in selected}]
-        by_id = {c["id"]: c for c in [*selected, *new]}
+        # A passage about a gap is a second hop only if it still bears on the question: "Philadelphia
+        # Arrows" covers the bridge "Philadelphia" but not "the address of the penitentiary".
+        new = sorted((c for c in found.values() if c["id"] in relevance and c["id"] not in {s["id"] for s in selected}),
+                     key=lambda c: -relevance[c["id"]])
         # A swap must not orphan a query entity, nor a bridge whose own passage (by title) is already in.
         kept = [e for e in analysis.entities if e not in targets]
-        kept += [b for b in bridges if b not in targets and any(mentions(c["title"], b) for c in selected)]
-        views, _ = ranker.replace_chunks([lead(c) for c in selected], [lead(c) for c in new], targets, cfg.k, kept)
+        kept += [b for b in bridges if b not in targets]
+        ranker.covers = about_test(bridges)
         before = [c["id"] for c in selected]
-        selected = [by_id[v["id"]] for v in views]
+        selected, _ = ranker.replace_chunks(selected, new, targets, cfg.k, kept)
         new_coverage = _coverage(selected, analysis.entities, bridges)
         gain, coverage = new_coverage - coverage, new_coverage
         record["rounds"].append({"round": round_, "missing": missing, "bridges": gap_bridges, "micro_queries": queries,
-                                 "swapped_in": [c for c in (v["id"] for v in views) if c not in before],
+                                 "swapped_in": [c["id"] for c in selected if c["id"] not in before],
                                  "coverage": round(new_coverage, 3), "gain": round(gain, 3)})
         if gain < cfg.min_gain:
             record["stop_reason"] = "diminishing_returns"
@@ -190,5 +218,5 @@ def select_evidence(
 
 
 def _coverage(chunks: Sequence[dict[str, Any]], entities: Sequence[str], bridges: Sequence[str]) -> float:
-    targets = [*entities, *bridges]
-    return len(covered(chunks, targets)) / len(targets) if targets else 1.0
+    targets = list(dict.fromkeys([*entities, *bridges]))
+    return 1.0 - len(gaps(chunks, entities, bridges)) / len(targets) if targets else 1.0

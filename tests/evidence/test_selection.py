@@ -11,7 +11,7 @@ from enrich_rag.config import CorpusConfig
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker
 from enrich_rag.evidence.query_analysis import BRIDGE, COMPARISON, analyze_query
 from enrich_rag.evidence.rerank import make_reranker
-from enrich_rag.evidence.select import corpus_retrieval, select_evidence
+from enrich_rag.evidence.select import corpus_retrieval, gaps, select_evidence
 from enrich_rag.index.embeddings import open_index
 from tests.conftest import PROJECT_ROOT, write_jsonl
 
@@ -85,3 +85,19 @@ def test_selection_stops_with_a_recorded_reason(pooled, nlp, questions):
         elif record["stop_reason"] == "max_rounds":
             assert all(r["gain"] >= pooled[0].evidence.min_gain for r in record["rounds"])
     assert "diminishing_returns" in reasons and "complete" in reasons
+
+
+def test_a_bridge_needs_a_passage_of_its_own():
+    # "In Person" names Ginger Rogers in its lead but says nothing about her birth: her own passage
+    # (by title) is the second hop; a query entity is covered by a lead mention.
+    film = {"id": "a", "title": "In Person (film)", "content": "In Person is a 1935 film starring Ginger Rogers."}
+    actress = {"id": "b", "title": "Ginger Rogers", "content": "Ginger Rogers (born 1911) was an American actress."}
+    assert gaps([film], ["In Person"], ["Ginger Rogers"]) == ["Ginger Rogers"]
+    assert gaps([film, actress], ["In Person"], ["Ginger Rogers"]) == []
+    assert gaps([actress], ["In Person"], []) == ["In Person"]
+
+
+def test_possessive_ends_an_entity_name(nlp):
+    analysis = analyze_query("What Was the name of Juan Manuel Márquez's  WBO champion holding younger brother?", nlp)
+    assert "Juan Manuel Márquez" in analysis.entities
+    assert not any("'s" in e for e in analysis.entities)

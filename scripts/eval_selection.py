@@ -1,0 +1,93 @@
+"""Supporting-passage precision@k / recall@k of evidence selection alone, no LLM (seconds, not an hour).
+
+The full evaluation (`run_evaluation.py`) answers every question with every method; this runs only
+the retrieval side of the same code (EnrichContext's subgraph + entity-first selection, and the dense
+and hybrid top-k baselines) so selection settings can be compared quickly, ablations included.
+
+    python scripts/eval_selection.py --config configs/hotpotqa.yaml --out bench_results/selection_hotpotqa.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from enrich_rag.agent.enrich_context import enrich_context
+from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.resources import Resources
+from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
+from enrich_rag.eval.metrics import precision_at_k, recall_at_k
+from enrich_rag.eval.prepare import sampled_questions
+from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.evidence.query_analysis import analyze_query
+from enrich_rag.index.embeddings import search
+
+VARIANTS = ("enrichrag_no_enrich", "ef_no_micro_queries", "ef_no_bridges")
+
+
+def _dedupe(ids):
+    return list(dict.fromkeys(ids))[:RETRIEVED]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    config, ev = load_eval(args.params, args.config)
+    ensure_built(config, ev)
+    items = [i for i in sampled_questions(ev)[: args.limit or None] if i.has_gold]
+    resources = Resources(config)
+    agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1]))
+              for name in VARIANTS}
+    rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", *VARIANTS)}
+    for item in tqdm(items, desc="selecting", unit="question"):
+        gold = set(item.gold_docs)
+        for name, hybrid in (("naive_rag", False), ("hybrid_rag", True)):
+            start = time.perf_counter()
+            hits = search(resources.corpus_index, item.question, RETRIEVED * 2,
+                          dataclasses.replace(config.embeddings, hybrid=hybrid), columns=("doc_id",))
+            rows[name].append({"docs": _dedupe(h["doc_id"] for h in hits), "gold": gold, "s": time.perf_counter() - start})
+        sub = enrich_context(item.question, resources.store, resources.graph_index, config.agent, config.embeddings,
+                             config.agent.entry_points)
+        analysis = analyze_query(item.question, resources.nlp, resources.store)
+        for name, agent in agents.items():
+            start = time.perf_counter()
+            facts, record = agent.select_passages(analysis, sub)
+            rows[name].append({"docs": _dedupe(f.doc_id for f in facts), "gold": gold, "s": time.perf_counter() - start,
+                               "stop": record.get("stop_reason"), "kind": analysis.kind})
+    summary = {}
+    for name, rs in rows.items():
+        stats = {"n": len(rs)}
+        for k in ev.ks:
+            stats[f"recall@{k}"] = round(statistics.fmean(recall_at_k(r["docs"], r["gold"], k) for r in rs), 4)
+            stats[f"precision@{k}"] = round(statistics.fmean(precision_at_k(r["docs"], r["gold"], k) for r in rs), 4)
+        stats["ms_p50"] = round(1000 * statistics.median(r["s"] for r in rs), 1)
+        summary[name] = stats
+    table = Table(title=f"evidence selection on {ev.dataset}, {len(items)} questions (no LLM)")
+    cols = list(next(iter(summary.values())))
+    table.add_column("method")
+    for c in cols:
+        table.add_column(c, justify="right")
+    for name, stats in summary.items():
+        table.add_row(name, *(str(stats[c]) for c in cols))
+    Console().print(table)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps({"dataset": ev.dataset, "questions": len(items), "k": config.evidence.k,
+                                              "summary": summary}, indent=2) + "\n")
+    resources.close()
+
+
+if __name__ == "__main__":
+    main()
