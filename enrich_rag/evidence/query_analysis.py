@@ -28,6 +28,7 @@ _PAIRED = re.compile(r"\bor\b|\bin common\b|^(are|were|is|was|do|does|did|have|h
 _NOUN_CLAUSE = re.compile(r"\b(a|an|the|what|which)\s+(\w+\s+){0,2}(with|of|in|that|which|who|whose|where|by)\b",
                           re.IGNORECASE)
 MAX_NGRAM = 6
+_TRAILING_FUNCTION_WORDS = re.compile(r"(\s+(of|the|a|an|and|or|in|for|to))+$")  # NER: "the Church of St. Mary of"
 _POSSESSIVE = re.compile(r"['’]s?(?=\s|$)")
 
 
@@ -46,9 +47,14 @@ class QueryAnalysis:
 def _proper_spans(doc) -> list[str]:
     spans = [e.text for e in doc.ents if e.label_ not in SKIP_LABELS]
     for chunk in doc.noun_chunks:
-        tokens = [t for t in chunk if t.pos_ == "PROPN" or (t.is_title and not t.is_sent_start)]
-        if tokens:
-            spans.append(doc[tokens[0].i : tokens[-1].i + 1].text)
+        # A conjunction or comma separates names ("Cypress and Ajuga"); "of the" inside one does not.
+        groups: list[list] = [[]]
+        for t in chunk:
+            if t.pos_ == "CCONJ" or t.text == ",":
+                groups.append([])
+            elif t.pos_ == "PROPN" or (t.is_title and not t.is_sent_start):
+                groups[-1].append(t)
+        spans += [doc[g[0].i : g[-1].i + 1].text for g in groups if g]
     return spans
 
 
@@ -76,7 +82,7 @@ def _dedupe(names: list[str]) -> list[str]:
     # A possessive ends a name: "Juan Manuel Márquez's WBO" is two names, the owner first.
     pieces = [p for name in names for p in _POSSESSIVE.split(" ".join(name.split()))]
     for name in pieces:
-        name = name.strip(" ,;:'\"?-").removeprefix("the ").removeprefix("The ")
+        name = _TRAILING_FUNCTION_WORDS.sub("", name.strip(" ,;:'\"?-")).removeprefix("the ").removeprefix("The ")
         short = len(name.strip(".")) < 3 and not name.isupper()  # "Sr.", "Jr." but not "UK"
         if name and not short and content_words(name) and name.casefold() not in {c.casefold() for c in clean}:
             clean.append(name)

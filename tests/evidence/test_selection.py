@@ -101,3 +101,10 @@ def test_possessive_ends_an_entity_name(nlp):
     analysis = analyze_query("What Was the name of Juan Manuel Márquez's  WBO champion holding younger brother?", nlp)
     assert "Juan Manuel Márquez" in analysis.entities
     assert not any("'s" in e for e in analysis.entities)
+
+
+def test_a_conjunction_separates_names(nlp):
+    analysis = analyze_query("Are both Cypress and Ajuga genera?", nlp)
+    assert {"Cypress", "Ajuga"} <= set(analysis.entities) and analysis.kind == COMPARISON
+    church = analyze_query("What do the Church of St. Mary of the Spring and Hagia Irene have in common?", nlp)
+    assert "Hagia Irene" in church.entities and any(e.startswith("Church of St. Mary") for e in church.entities)
