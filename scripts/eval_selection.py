@@ -81,7 +81,7 @@ def main() -> None:
         table.add_column(c, justify="right")
     for name, stats in summary.items():
         table.add_row(name, *(str(stats[c]) for c in cols))
-    Console().print(table)
+    Console(width=160).print(table)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"dataset": ev.dataset, "questions": len(items), "k": config.evidence.k,
