@@ -88,11 +88,6 @@ def lead(chunk: dict[str, Any]) -> dict[str, Any]:
     return {"id": chunk["id"], "title": chunk["title"], "content": first, "score": chunk.get("score", 0.0)}
 
 
-def covered(chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[str]:
-    leads = " ".join(f"{c['title']} {c['content']}" for c in map(lead, chunks))
-    return [e for e in entities if mentions(leads, e)]
-
-
 def about_test(bridges: Sequence[str]) -> Callable[[dict[str, Any], str], bool]:
     """Whether a passage is about an entity: a query entity in its title or lead sentence; a bridge in
     its title only, since a lead may name a bridge ("a 1935 film starring Ginger Rogers") and say
@@ -118,10 +113,11 @@ def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp,
     with one: the hop between what is asked and what answers it. Those in a sentence that shares the
     question's relation words ("directed" for "director") come first, then the most frequent."""
     scores: dict[str, tuple[int, int]] = {}
+    is_about = about_test(())
     query_words = content_words(" ".join(analysis.entities) + " " + analysis.question)
     hint_stems = {w[:STEM] for w in content_words(analysis.hint)}
     for chunk, doc in zip(chunks, nlp.pipe(c["content"] for c in chunks)):
-        about = bool(covered([chunk], analysis.entities))
+        about = any(is_about(chunk, e) for e in analysis.entities)
         title_words = content_words(chunk["title"])
         for sent in doc.sents:
             if not about and not any(mentions(sent.text, e) for e in analysis.entities):
