@@ -14,10 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -32,42 +29,8 @@ from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
-from enrich_rag.index.graph_index import partition_documents
-
-
-def _copy_build(config, root: Path):
-    for name in ("graph_index", "corpus_index", "graph"):
-        src = Path(getattr(config.paths, name))
-        shutil.copytree(src, root / name, ignore=shutil.ignore_patterns(".*"))
-    shutil.copy(config.paths.chunks, root / "chunks.parquet")
-    subprocess.run([str(Path(sys.executable).with_name("dvc")), "init", "--no-scm", "-q"], cwd=root, check=True)
-    paths = dataclasses.replace(config.paths, graph=str(root / "graph"), graph_index=str(root / "graph_index"),
-                                corpus_index=str(root / "corpus_index"), chunks=str(root / "chunks.parquet"),
-                                dvc_root=str(root))
-    return dataclasses.replace(config, paths=paths)
-
-
-def _drop_supporting_facts(cfg, titles: set[str]) -> int:
-    """Remove every seed edge extracted from the passages with these titles (Parquet and index)."""
-    import duckdb
-    import pyarrow.parquet as pq
-
-    from enrich_rag.storage.partitions import PART_FILE, partition_dir, write_partition
-
-    graph = Path(cfg.paths.graph)
-    chunk_ids = {r[0] for r in duckdb.execute("SELECT chunk_id FROM read_parquet(?) WHERE title IN (SELECT unnest(?::VARCHAR[]))",
-                                              [cfg.paths.chunks, sorted(titles)]).fetchall()}
-    nodes = pq.read_table(partition_dir(graph, "nodes", "seed") / PART_FILE)
-    edges = pq.read_table(partition_dir(graph, "edges", "seed") / PART_FILE)
-    mask = [c not in chunk_ids for c in edges.column("chunk_id").to_pylist()]
-    dropped = [i for i, keep in zip(edges.column("id").to_pylist(), mask) if not keep]
-    write_partition(graph, "seed", nodes, edges.filter(mask))
-    index = open_index(cfg.paths.graph_index, cfg.embeddings)
-    index.delete(dropped)
-    from enrich_rag.index.embeddings import save_index
-
-    save_index(index, cfg.paths.graph_index)
-    return len(dropped)
+from enrich_rag.storage.passages import read_passages
+from enrich_rag.storage.workspace import remove_seed_facts, writable_copy
 
 
 def _pct(values: list[float]) -> tuple[float, float]:
@@ -113,22 +76,22 @@ def main() -> None:
     enrich_rows = rows[args.questions : args.questions + args.enrich_questions]
     results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = _copy_build(config, Path(tmp))
+        cfg = writable_copy(config, Path(tmp) / "copy", with_corpus=True)
         resources = Resources(cfg)
         agent = Agent(resources)
         t0 = time.perf_counter()
         agent.answer(questions[0], allow_enrich=False)  # warm-up: model and index loads
         results["warmup_s"] = time.perf_counter() - t0
         results["no_enrich"] = _run(agent, questions, False, "no enrichment")
-        results["edges_removed_for_enrichment"] = _drop_supporting_facts(
-            cfg, {t for r in enrich_rows for t in r["supporting_titles"]})
-        resources.reload_graph_index()
+        titles = {t for r in enrich_rows for t in r["supporting_titles"]}
+        results["edges_removed_for_enrichment"] = remove_seed_facts(
+            resources.writer, {p.id for p in read_passages(cfg.paths.chunks) if p.title in titles})
         one_round = dataclasses.replace(cfg.agent, max_enrich_rounds=1)
         results["one_enrich_round"] = _run(Agent(resources, one_round), [r["question"] for r in enrich_rows], True,
                                            "one enrichment round", only_enriched=True)
 
         # Upsert 100 new nodes vs rebuilding the whole graph index.
-        docs = [doc for p in resources.store.partitions for doc in partition_documents(resources.store, p)]
+        docs = [doc for p in resources.store.partitions for doc in resources.store.index_documents(p)]
         new = [{"id": f"nbench{i}", "text": f"Benchmark entity {i}. A synthetic node number {i}.", "kind": "node",
                 "name": f"Benchmark entity {i}", "partition": "bench"} for i in range(100)]
         index = open_index(cfg.paths.graph_index, cfg.embeddings)

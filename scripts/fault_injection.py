@@ -8,6 +8,7 @@ random delay spread over a measured enrichment's duration. Then, as the next sta
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
   - DVC's records match every committed partition and the index (`dvc status` clean).
+The checks are `GraphWriter.verify`, the same the package offers to anyone.
 
     python scripts/fault_injection.py --kills 50 --out bench_results/fault_injection.json
 """
@@ -58,22 +59,24 @@ def _workspace(root: Path, passages: int) -> Path:
 
 
 def _build(params: Path) -> list[str]:
-    from enrich_rag.build.corpus import prepare_corpus, read_chunks
-    from enrich_rag.build.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.build.seed_graph import build_seed_graph, chunk_inputs
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.dvc_tracking import DvcRepo
+    from enrich_rag.storage.passages import read_passages
 
     config = load_config(params)
     prepare_corpus(config)
     build_corpus_index(config)
-    chunks = chunk_inputs(read_chunks(config.paths.chunks))
+    chunks = read_passages(config.paths.chunks)
     build_seed_graph(config, chunks=chunks[::4])
     build_graph_index(config)
-    subprocess.run([str(Path(sys.executable).with_name("dvc")), "init", "--no-scm", "-q"], cwd=params.parent, check=True)
+    DvcRepo(params.parent).init()
     return [c.title for c in chunks[1::4]]  # topics whose facts the seed lacks
 
 
 def _worker(params: Path) -> None:
-    from enrich_rag.agent.enrich_graph import enrich_graph
+    from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
 
     config = load_config(params)
@@ -83,42 +86,21 @@ def _worker(params: Path) -> None:
     print("READY", flush=True)
     question = sys.stdin.readline().strip()
     started = time.perf_counter()
-    result = enrich_graph(question, [], resources, config.agent.enrich_chunks)
+    result = Agent(resources).enrich(question, [])
     print(json.dumps({"seconds": time.perf_counter() - started, "partition": result.partition}), flush=True)
 
 
 def _check(params: Path) -> dict:
-    from enrich_rag.agent.recovery import indexed_ids_by_partition, reconcile
+    """What the next start does (reconcile), then the package's own consistency check on a fresh index."""
     from enrich_rag.agent.resources import Resources
-    from enrich_rag.index.graph_index import partition_documents
-    from enrich_rag.storage.partitions import committed_partitions, partition_dir
 
-    config = load_config(params)
-    resources = Resources(config)
-    report = reconcile(resources)
-    resources.reload_graph_index()
-    problems = []
-    graph = Path(config.paths.graph)
-    leftovers = [str(p) for p in graph.rglob(".tmp-*")] + [str(p) for p in Path(config.paths.graph_index).parent.glob(".tmp-*")]
-    if leftovers:
-        problems.append(f"leftovers: {leftovers[:2]}")
-    committed = committed_partitions(graph)
-    indexed = indexed_ids_by_partition(resources.graph_index)
+    resources = Resources(load_config(params))
+    report = resources.writer.reconcile()
+    resources.writer.reload_index()
+    problems = resources.writer.verify()
     counts = resources.store.counts()
-    for p in committed:
-        if p == "seed":
-            continue
-        expected = {d["id"] for d in partition_documents(resources.store, p)}
-        if indexed.get(p, set()) != expected:
-            problems.append(f"index rows of {p}: {len(indexed.get(p, set()))} != {len(expected)}")
-    orphans = set(indexed) - set(committed)
-    if orphans:
-        problems.append(f"index rows of missing partitions {sorted(orphans)}")
-    tracked = [partition_dir(graph, t, p) for p in committed if p != "seed" for t in ("nodes", "edges")]
-    if tracked and not resources.dvc.is_current(tracked + [Path(config.paths.graph_index)]):
-        problems.append("dvc records stale")
     resources.close()
-    return {"partitions": len(committed), "nodes": counts["nodes"], "edges": counts["edges"],
+    return {"partitions": len(counts["partitions"]), "nodes": counts["nodes"], "edges": counts["edges"],
             "repaired": report.changed, "problems": problems}
 
 

@@ -1,6 +1,6 @@
 """Stage eval_prepare: sample a benchmark's questions and write the corpus the offline stages build."""
 
-from enrich_rag.build.stage import run_stage, stage_args
+from enrich_rag.stages.stage import run_stage, stage_args
 from enrich_rag.eval.prepare import prepare_eval
 from enrich_rag.eval.runner import load_eval
 

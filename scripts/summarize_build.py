@@ -2,8 +2,8 @@
 
 from rich.console import Console
 
-from enrich_rag.build.stage import run_stage
-from enrich_rag.build.summary import build_summary, summary_table
+from enrich_rag.stages.stage import run_stage
+from enrich_rag.stages.summary import build_summary, summary_table
 
 
 def _summary(config):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from enrich_rag.config import Config, CorpusConfig, ExtractionConfig, LLMConfig, load_config
+from enrich_rag.storage.dvc_tracking import DvcRepo
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,9 +72,9 @@ def small_config(tmp_path: Path) -> Config:
 @pytest.fixture
 def built_small(small_config, spacy_extractor):
     """Run the real offline stages on the small corpus (shared spaCy so the model loads once)."""
-    from enrich_rag.build.corpus import prepare_corpus
-    from enrich_rag.build.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.build.seed_graph import build_seed_graph
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
 
     prepare_corpus(small_config)
     build_corpus_index(small_config)
@@ -92,22 +91,19 @@ def embedded_llm():
     return make_llm(LLMConfig())
 
 
-def dvc_init(root: Path) -> None:
-    subprocess.run([str(Path(sys.executable).with_name("dvc")), "init", "--no-scm", "-q"], cwd=root, check=True)
-
-
 @pytest.fixture
 def gap_config(small_config, spacy_extractor, tmp_path):
     """Corpus and indexes cover every passage; the seed graph leaves out the Christopher Nolan page."""
-    from enrich_rag.build.corpus import prepare_corpus, read_chunks
-    from enrich_rag.build.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.build.seed_graph import build_seed_graph, chunk_inputs
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.passages import read_passages
 
     config = dataclasses.replace(small_config, paths=dataclasses.replace(small_config.paths, dvc_root=str(tmp_path)))
     prepare_corpus(config)
     build_corpus_index(config)
-    chunks = [c for c in chunk_inputs(read_chunks(config.paths.chunks)) if c.doc_id != "nolan"]
+    chunks = [c for c in read_passages(config.paths.chunks) if c.doc_id != "nolan"]
     build_seed_graph(config, extractor=spacy_extractor, chunks=chunks)
     build_graph_index(config)
-    dvc_init(tmp_path)
+    DvcRepo(tmp_path).init()
     return config

@@ -8,59 +8,28 @@ structural edges (co-occurrence, mentions) cost a little more than named relatio
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from enrich_rag.agent.pcst import solve_pcst
 from enrich_rag.config import AgentConfig, EmbeddingsConfig
-from enrich_rag.index.graph_index import STRUCTURAL_RELATIONS, search_graph
+from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.schema import STRUCTURAL_RELATIONS, Edge
+from enrich_rag.text import content_words, overlap
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset(
-    "a an the of in on at to for from by with and or is was were are be been being what which who whom whose "
-    "where when why how did does do that this these those it its as than then both either also has have had "
-    "his her their there into about same more most many much one two".split()
-)
 STRUCTURAL_COST_FACTOR = 1.5
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS and len(w) > 1}
-
-
-def overlap(query_words: set[str], text: str) -> float:
-    if not query_words:
-        return 0.0
-    return len(query_words & content_words(text)) / len(query_words)
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One edge of the subgraph: a triple, the sentence it came from, and where that sentence lives."""
-
-    edge_id: str
-    subject: str
-    relation: str
-    object: str
-    evidence: str
-    chunk_id: str
-    doc_id: str
-    partition: str
-    score: float
-    src: str = ""  # node ids, so the subgraph can be drawn
-    dst: str = ""
 
 
 @dataclass
 class Subgraph:
     nodes: list[dict[str, Any]] = field(default_factory=list)  # id, name, prize
-    facts: list[Fact] = field(default_factory=list)  # best first
+    facts: list[Edge] = field(default_factory=list)  # best first, scored
     entry_ids: list[str] = field(default_factory=list)
     candidates: tuple[int, int] = (0, 0)  # candidate nodes, edges before PCST
 
-    def evidence(self, limit: int) -> list[Fact]:
+    def evidence(self, limit: int) -> list[Edge]:
         """Distinct evidence sentences, best first (several edges often share one sentence)."""
         seen: set[str] = set()
         out = []
@@ -69,6 +38,10 @@ class Subgraph:
                 seen.add(fact.evidence)
                 out.append(fact)
         return out[:limit]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The PCST subgraph as the web page draws it."""
+        return {"nodes": self.nodes, "edges": [dataclasses.asdict(f) for f in self.facts], "entry_ids": self.entry_ids}
 
 
 def enrich_context(
@@ -107,11 +80,8 @@ def enrich_context(
         edge_costs.append(cost)
 
     result = solve_pcst(len(node_ids), edge_list, node_prizes, edge_prizes, edge_costs, config.max_nodes, config.max_edges)
-    facts = [
-        Fact(e["id"], e["src_name"], e["relation"], e["dst_name"], e["evidence"], e["chunk_id"], e["doc_id"],
-             e["partition"], edge_prizes[i] + node_prizes[edge_list[i][0]] + node_prizes[edge_list[i][1]], e["src"], e["dst"])
-        for i, e in ((i, edge_rows[i]) for i in result.edges)
-    ]
-    facts.sort(key=lambda f: (-f.score, f.edge_id))
+    facts = [Edge.from_row(edge_rows[i], edge_prizes[i] + node_prizes[edge_list[i][0]] + node_prizes[edge_list[i][1]])
+             for i in result.edges]
+    facts.sort(key=lambda f: (-f.score, f.id))
     nodes = [{"id": node_ids[i], "name": names[node_ids[i]], "prize": round(node_prizes[i], 4)} for i in result.nodes]
     return Subgraph(nodes, facts, sorted(entry_scores), (len(node_ids), len(edge_rows)))

@@ -1,9 +1,9 @@
-"""Tool 4, EnrichGraph: find what the graph lacks in the corpus, extract it, and persist it.
+"""Tool 4, EnrichGraph: find what the graph lacks in the corpus, extract only that, and commit it.
 
-Order of writes, each atomic: (1) the new partition (its nodes folder rename is the commit point),
-(2) the graph index upsert + save, (3) the DVC record. A crash after (1) leaves a committed
-partition that `recovery.reconcile` upserts and records on the next start; a crash before (1)
-leaves only a hidden staging folder that is removed.
+The expansion query comes from the LLM (a template of the question's unmet names when its output
+is unusable); the corpus index finds chunks the graph has no facts from; the extractor reads only
+those; `GraphWriter.commit` persists them (partition -> index -> DVC), so the next question that
+needs the same facts finds them already in the graph.
 """
 
 from __future__ import annotations
@@ -11,19 +11,16 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
+from typing import Any, Callable
 
-from enrich_rag.agent.enrich_context import content_words
-from enrich_rag.build.corpus import chunks_by_ids
-from enrich_rag.build.seed_graph import write_graph_partition
-from enrich_rag.errors import StorageError
-from enrich_rag.extract.base import ChunkInput
-from enrich_rag.index.embeddings import search
-from enrich_rag.index.graph_index import upsert_partition
+from enrich_rag.extract.assemble import graph_tables
+from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import expansion_prompt
-from enrich_rag.storage.partitions import committed_partitions, partition_dir
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.graph_writer import GraphWriter
+from enrich_rag.storage.passages import Passage
+from enrich_rag.text import content_words
 
 MAX_QUERY_WORDS = 12
 SEARCH_FANOUT = 5  # corpus hits looked at per chunk wanted
@@ -43,6 +40,14 @@ class EnrichResult:
     dvc: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def record(self) -> dict[str, Any]:
+        out = {"expansion_query": self.expansion_query, "query_source": self.query_source, "new_chunks": self.new_chunks,
+               "partition": self.partition, "nodes": self.nodes, "edges": self.edges, "indexed": self.indexed,
+               "dvc": self.dvc, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+        if not self.partition:
+            out["reason"] = "no uncovered chunks found"
+        return out
+
 
 def gap_query(question: str, facts: list[str]) -> str:
     """Template fallback: the question's names that the current evidence never mentions."""
@@ -61,56 +66,36 @@ def expansion_query(llm: LLM | None, question: str, facts: list[str]) -> tuple[s
     return gap_query(question, facts), "template"
 
 
-def new_partition_id(graph_root: Path) -> str:
-    n = sum(p.startswith("enrich-") for p in committed_partitions(graph_root)) + 1
-    return f"enrich-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{n}"
-
-
-def enrich_graph(question: str, facts: list[str], resources, limit_chunks: int) -> EnrichResult:
-    """`resources` is the agent's `Resources` (store, indexes, extractor, llm, dvc, config)."""
-    config = resources.config
-    if not resources.dvc.exists():
-        # Checked before anything is written: an enrichment DVC cannot record is not made at all.
-        raise StorageError(f"no DVC repository at {resources.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
+def enrich_graph(
+    question: str, facts: list[str], *, corpus: Callable[[str, int], list[Passage]], store: GraphStore,
+    extractor: Callable[[], Extractor], writer: GraphWriter, llm: LLM | None, limit_chunks: int,
+) -> EnrichResult:
+    """`facts`: the evidence texts the reader had; `llm` None uses the template query; `extractor` loads on first need."""
+    writer.require_dvc()
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    query, source = expansion_query(resources.llm if config.agent.expansion == "llm" else None, question, facts)
+    query, source = expansion_query(llm, question, facts)
     timings["expansion_query"] = time.perf_counter() - t0
     result = EnrichResult(query, source)
 
     t0 = time.perf_counter()
-    hits = search(resources.corpus_index, query, limit_chunks * SEARCH_FANOUT, config.embeddings, columns=("title",))
-    result.searched = [h["id"] for h in hits]
-    covered = resources.store.covered_chunks(result.searched)
-    result.new_chunks = [cid for cid in result.searched if cid not in covered][:limit_chunks]
+    hits = corpus(query, limit_chunks * SEARCH_FANOUT)
+    result.searched = [p.id for p in hits]
+    covered = store.covered_chunks(result.searched)
+    new = [p for p in hits if p.id not in covered][:limit_chunks]
+    result.new_chunks = [p.id for p in new]
     timings["corpus_search"] = time.perf_counter() - t0
-    if not result.new_chunks:
+    if not new:
         result.seconds = timings
         return result
 
     t0 = time.perf_counter()
-    rows = chunks_by_ids(config.paths.chunks, result.new_chunks)
-    extraction = resources.extractor.extract([ChunkInput(r["chunk_id"], r["doc_id"], r["title"], r["text"]) for r in rows])
+    extraction = extractor().extract(sorted(new, key=lambda p: p.id))
+    nodes, edges = graph_tables(extraction)
     timings["extraction"] = time.perf_counter() - t0
 
-    graph_root = Path(config.paths.graph)
-    with resources.write_lock():
-        t0 = time.perf_counter()
-        partition = new_partition_id(graph_root)
-        nodes, edges = write_graph_partition(graph_root, partition, extraction)
-        result.partition, result.nodes, result.edges = partition, nodes.num_rows, edges.num_rows
-        timings["write_partition"] = time.perf_counter() - t0
-        resources.after_partition_write(partition)  # fault-injection seam for tests
-
-        t0 = time.perf_counter()
-        result.indexed = upsert_partition(resources.graph_index, resources.store, partition, config.paths.graph_index)
-        timings["upsert"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        result.dvc = resources.dvc.record(
-            [partition_dir(graph_root, "nodes", partition), partition_dir(graph_root, "edges", partition),
-             Path(config.paths.graph_index)]
-        )
-        timings["dvc"] = time.perf_counter() - t0
-    result.seconds = timings
+    commit = writer.commit(nodes, edges)
+    result.partition, result.nodes, result.edges = commit.partition, commit.nodes, commit.edges
+    result.indexed, result.dvc = commit.indexed, commit.dvc
+    result.seconds = timings | commit.seconds
     return result

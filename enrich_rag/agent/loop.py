@@ -1,31 +1,32 @@
 """The per-question agent loop, top to bottom:
 
+    AnalyzeQuery (entities, kind) when evidence is selected entity-first
     for each enrichment round (0 .. max_enrich_rounds):
-        repeat: EnrichContext (wider each time) -> CheckSufficiency
-                until perplexity is under the threshold, stops improving, or the iteration cap
+        search round: EnrichContext (wider each time) -> CheckSufficiency
+                      until perplexity is under the threshold, stops improving, or the iteration cap
         AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-    answer = the last round's lowest-perplexity hypothetical answer, with the facts behind it as citations
+    answer = the last round's lowest-perplexity hypothetical answer, with the evidence behind it as citations
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from enrich_rag.agent.enrich_context import Fact, Subgraph, enrich_context
-from enrich_rag.agent.enrich_graph import enrich_graph
+from enrich_rag.agent.enrich_context import Subgraph, enrich_context
+from enrich_rag.agent.enrich_graph import EnrichResult, enrich_graph
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.sufficiency import ANSWER, Sufficiency, analyze_decide, check_sufficiency, converged
+from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, ENRICH, UNDER_THRESHOLD, Evidence,
+                                          Sufficiency, analyze_decide, check_sufficiency, converged, evidence_text)
 from enrich_rag.agent.trace import Trace
-from enrich_rag.build.corpus import chunks_by_ids
 from enrich_rag.config import AgentConfig, EvidenceConfig
-from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
-from enrich_rag.evidence.select import chunk_candidate, select_evidence
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
+from enrich_rag.evidence.select import select_evidence
+from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
-PASSAGE = "passage"  # relation of a Fact that stands for a whole selected passage
 
 
 class QueryError(EnrichRagError):
@@ -37,8 +38,14 @@ class Citation:
     chunk_id: str
     doc_id: str
     evidence: str
-    triple: str
+    triple: str  # the fact, or a passage's title
     partition: str
+
+    @classmethod
+    def of(cls, source: Evidence) -> "Citation":
+        if isinstance(source, Passage):
+            return cls(source.id, source.doc_id, source.content, source.title, source.partition)
+        return cls(source.chunk_id, source.doc_id, source.evidence, source.triple, source.partition)
 
 
 @dataclass
@@ -54,9 +61,25 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question, "answer": self.answer, "perplexity": self.perplexity,
-            "sufficient": self.sufficient, "citations": [c.__dict__ for c in self.citations],
+            "sufficient": self.sufficient, "citations": [asdict(c) for c in self.citations],
             "subgraph": self.subgraph, "trace": self.trace.to_dict(),
         }
+
+
+@dataclass
+class SearchRound:
+    """The best hypothetical answer of one round and the subgraph it was read from."""
+
+    best: Sufficiency | None = None
+    subgraph: Subgraph = field(default_factory=Subgraph)
+
+    @property
+    def perplexity(self) -> float:
+        return self.best.perplexity if self.best else float("inf")
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        return self.best.evidence if self.best else ()
 
 
 def validate_question(question: str) -> str:
@@ -69,15 +92,11 @@ def validate_question(question: str) -> str:
     return " ".join(question.split())
 
 
-def _subgraph_json(sub: Subgraph) -> dict[str, Any]:
-    """The PCST subgraph behind the answer (the citations may be whole passages chosen entity-first)."""
-    return {"nodes": sub.nodes, "edges": [f.__dict__ for f in sub.facts], "entry_ids": sub.entry_ids}
-
-
-def passage_facts(chunks: list[dict[str, Any]]) -> list[Fact]:
-    """Selected passages in the shape of facts, so sufficiency, citations and the trace treat both alike."""
-    return [Fact("", c["title"], PASSAGE, "", c["content"], c["id"], c["doc_id"], c.get("partition", ""), float(c.get("score", 0.0)))
-            for c in chunks]
+def _context_record(sub: Subgraph, evidence: list[Evidence], selection: dict[str, Any] | None) -> dict[str, Any]:
+    record = {"selection": selection} if selection is not None else {}
+    chunk_ids = {e.id if isinstance(e, Passage) else e.chunk_id for e in evidence}
+    return record | {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates), "subgraph_nodes": len(sub.nodes),
+                     "facts": len(evidence), "chunk_ids": sorted(chunk_ids)}
 
 
 class Agent:
@@ -85,90 +104,100 @@ class Agent:
         self.resources = resources
         self.config = config or resources.config.agent
         self.evidence = evidence or resources.config.evidence
-
-    def select_passages(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Fact], dict[str, Any]]:
-        # The PCST subgraph's supporting chunks join the candidate pool: graph-backed evidence.
-        graph_chunks = list(dict.fromkeys(f.chunk_id for f in sub.evidence(self.config.context_facts)))
-        extra = [chunk_candidate(row, 0.0) for row in chunks_by_ids(self.resources.config.paths.chunks, graph_chunks)]
-        selection = select_evidence(analysis, self.resources.retrieval(), self.evidence,
-                                    self.resources.reranker(self.evidence), self.resources.nlp, extra)
-        return passage_facts(selection.chunks), selection.record
+        self.embeddings = resources.config.embeddings
+        self.max_new_tokens = resources.config.llm.max_new_tokens
 
     def answer(self, question: str, allow_enrich: bool | None = None) -> Answer:
         question = validate_question(question)
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         trace = Trace(question)
         start = time.perf_counter()
-        analysis = None
-        if self.evidence.entity_first:
-            with trace.step("AnalyzeQuery", query=question) as step:
-                analysis = analyze_query(question, self.resources.nlp, self.resources.store)
-                step.outputs = analysis.to_dict()
-        best: Sufficiency | None = None
-        best_sub = Subgraph()
-        sufficient = False
+        analysis = self._analyze(question, trace) if self.evidence.entity_first else None
         for round_ in range(self.config.max_enrich_rounds + 1):
-            best, best_sub = None, Subgraph()  # decide on this round's evidence, which includes all earlier facts
-            history: list[Sufficiency] = []
-            previous_facts: list[str] | None = None
-            for iteration in range(self.config.max_iterations):
-                k = self.config.entry_points * (iteration + 1)
-                with trace.step("EnrichContext", query=question, entry_points=k, round=round_) as step:
-                    sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config,
-                                         self.resources.config.embeddings, k)
-                    facts = sub.evidence(self.config.context_facts)
-                    if analysis is not None:
-                        facts, selection = self.select_passages(analysis, sub)
-                        step.outputs["selection"] = selection
-                    step.outputs |= {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates),
-                                    "subgraph_nodes": len(sub.nodes), "facts": len(facts),
-                                    "chunk_ids": sorted({f.chunk_id for f in facts})}
-                evidence = [f.evidence for f in facts]
-                if evidence == previous_facts:
-                    break  # a wider search found nothing new
-                previous_facts = evidence
-                with trace.step("CheckSufficiency", facts=len(facts), iteration=iteration) as step:
-                    result = check_sufficiency(self.resources.llm, question, facts, self.resources.config.llm.max_new_tokens)
-                    history.append(result)
-                    step.outputs = {"answer": result.answer, "perplexity": round(result.perplexity, 4)}
-                if best is None or result.perplexity < best.perplexity:
-                    best, best_sub = result, sub
-                if result.perplexity < self.config.ppl_threshold:
-                    step.outputs["reason"] = "under_threshold"
-                    break
-                if converged(history, self.config.min_gain):
-                    step.outputs["reason"] = "converged"
-                    break
-            ppl = best.perplexity if best else float("inf")
-            with trace.step("AnalyzeDecide", perplexity=round(ppl, 4), threshold=self.config.ppl_threshold) as step:
-                decision = analyze_decide(ppl, self.config.ppl_threshold)
-                if decision == ANSWER:
-                    sufficient = True
-                elif not allow:
-                    decision = "answer_unsure"
-                    step.outputs["reason"] = "enrichment disabled"
-                elif round_ == self.config.max_enrich_rounds:
-                    decision = "answer_unsure"
-                    step.outputs["reason"] = "max_enrich_rounds reached"
-                step.outputs["decision"] = decision
-            if decision != "enrich":
-                break
-            with trace.step("EnrichGraph", question=question) as step:
-                enriched = enrich_graph(question, [f.evidence for f in (best.facts if best else ())], self.resources,
-                                        self.config.enrich_chunks)
-                step.outputs = {"expansion_query": enriched.expansion_query, "query_source": enriched.query_source,
-                                "new_chunks": enriched.new_chunks, "partition": enriched.partition,
-                                "nodes": enriched.nodes, "edges": enriched.edges, "indexed": enriched.indexed,
-                                "dvc": enriched.dvc, "seconds": {k: round(v, 3) for k, v in enriched.seconds.items()}}
-                if enriched.partition:
-                    trace.partitions_written.append(enriched.partition)
-            if not enriched.partition:
-                step.outputs["reason"] = "no uncovered chunks found"
+            found = self._search_round(question, analysis, round_, trace)
+            decision = self._decide(found, allow, round_, trace)
+            if decision != ENRICH or not self._enrich(question, found, trace).partition:
                 break
         trace.seconds = round(time.perf_counter() - start, 4)
-        facts = best.facts if best else ()
-        citations = [Citation(f.chunk_id, f.doc_id, f.evidence,
-                              f.subject if f.relation == PASSAGE else f"{f.subject} {f.relation} {f.object}", f.partition)
-                     for f in facts]
-        return Answer(question, best.answer if best else "", best.perplexity if best else float("inf"), sufficient,
-                      citations, _subgraph_json(best_sub), trace)
+        return Answer(question, found.best.answer if found.best else "", found.perplexity, decision == ANSWER,
+                      [Citation.of(e) for e in found.evidence], found.subgraph.to_dict(), trace)
+
+    def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
+        with trace.step("AnalyzeQuery", query=question) as step:
+            analysis = analyze_query(question, self.resources.nlp, self.resources.store)
+            step.outputs = analysis.to_dict()
+        return analysis
+
+    def _search_round(self, question: str, analysis: QueryAnalysis | None, round_: int, trace: Trace) -> SearchRound:
+        """EnrichContext, wider each iteration, then CheckSufficiency, until more context stops helping."""
+        found = SearchRound()
+        history: list[Sufficiency] = []
+        previous: list[str] | None = None
+        for iteration in range(self.config.max_iterations):
+            k = self.config.entry_points * (iteration + 1)
+            with trace.step("EnrichContext", query=question, entry_points=k, round=round_) as step:
+                sub, evidence, selection = self._context(question, analysis, k)
+                step.outputs = _context_record(sub, evidence, selection)
+            texts = [evidence_text(e) for e in evidence]
+            if texts == previous:
+                break  # a wider search found nothing new
+            previous = texts
+            with trace.step("CheckSufficiency", facts=len(evidence), iteration=iteration) as step:
+                result = check_sufficiency(self.resources.llm, question, evidence, self.max_new_tokens)
+                history.append(result)
+                stop = self._stop_reason(result, history)
+                step.outputs = result.record() | ({"reason": stop} if stop else {})
+            if found.best is None or result.perplexity < found.best.perplexity:
+                found = SearchRound(result, sub)
+            if stop:
+                break
+        return found
+
+    def _context(self, question: str, analysis: QueryAnalysis | None, k: int) -> tuple[Subgraph, list[Evidence], dict | None]:
+        sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config, self.embeddings, k)
+        if analysis is None:
+            return sub, list(sub.evidence(self.config.context_facts)), None
+        passages, record = self.select_passages(analysis, sub)
+        return sub, list(passages), record
+
+    def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
+        if result.perplexity < self.config.ppl_threshold:
+            return UNDER_THRESHOLD
+        if converged(history, self.config.min_gain):
+            return CONVERGED
+        return None
+
+    def select_passages(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Passage], dict[str, Any]]:
+        # The PCST subgraph's supporting chunks join the candidate pool: graph-backed evidence.
+        graph_chunks = list(dict.fromkeys(f.chunk_id for f in sub.evidence(self.config.context_facts)))
+        extra = self.resources.passages.by_ids(graph_chunks)
+        selection = select_evidence(analysis, self.resources.retrieval(), self.evidence,
+                                    self.resources.reranker(self.evidence), self.resources.nlp, extra)
+        return selection.passages, selection.record
+
+    def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace) -> str:
+        with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.config.ppl_threshold) as step:
+            decision = analyze_decide(found.perplexity, self.config.ppl_threshold)
+            reason = None
+            if decision == ENRICH and not allow:
+                decision, reason = ANSWER_UNSURE, "enrichment disabled"
+            elif decision == ENRICH and round_ == self.config.max_enrich_rounds:
+                decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
+            step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
+        return decision
+
+    def enrich(self, question: str, facts: list[str]) -> EnrichResult:
+        """One EnrichGraph round with this agent's pieces (also `enrich-rag enrich`)."""
+        resources = self.resources
+        return enrich_graph(question, facts, corpus=resources.retrieval().corpus, store=resources.store,
+                            extractor=lambda: resources.extractor, writer=resources.writer,
+                            llm=resources.llm if self.config.expansion == "llm" else None,
+                            limit_chunks=self.config.enrich_chunks)
+
+    def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
+        with trace.step("EnrichGraph", question=question) as step:
+            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence])
+            step.outputs = enriched.record()
+            if enriched.partition:
+                trace.partitions_written.append(enriched.partition)
+        return enriched

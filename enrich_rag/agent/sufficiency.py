@@ -8,25 +8,45 @@ confidence signal. More context is worth fetching only while it keeps lowering t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Union
 
-from enrich_rag.agent.enrich_context import Fact
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import answer_prompt
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
 
+# What the reader is shown: whole passages (entity-first selection) or fact sentences (the subgraph's).
+Evidence = Union[Passage, Edge]
+
+# AnalyzeDecide's decisions.
 ANSWER = "answer"
 ENRICH = "enrich"
+ANSWER_UNSURE = "answer_unsure"
+
+# Why a search round stopped.
+UNDER_THRESHOLD = "under_threshold"
+CONVERGED = "converged"
+NOTHING_NEW = "nothing_new"
+MAX_ITERATIONS = "max_iterations"
+
+
+def evidence_text(source: Evidence) -> str:
+    return source.content if isinstance(source, Passage) else source.evidence
 
 
 @dataclass(frozen=True)
 class Sufficiency:
     answer: str
     perplexity: float
-    facts: tuple[Fact, ...]
+    evidence: tuple[Evidence, ...]
+
+    def record(self) -> dict[str, Any]:
+        return {"answer": self.answer, "perplexity": round(self.perplexity, 4)}
 
 
-def check_sufficiency(llm: LLM, question: str, facts: list[Fact], max_new_tokens: int) -> Sufficiency:
-    generation = llm.generate(answer_prompt(question, [f.evidence for f in facts]), max_new_tokens=max_new_tokens)
-    return Sufficiency(generation.text, generation.perplexity, tuple(facts))
+def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
+    generation = llm.generate(answer_prompt(question, [evidence_text(e) for e in evidence]), max_new_tokens=max_new_tokens)
+    return Sufficiency(generation.text, generation.perplexity, tuple(evidence))
 
 
 def converged(history: list[Sufficiency], min_gain: float) -> bool:

@@ -62,7 +62,7 @@ def build(params: ParamsOption = Path("params.yaml"), force: bool = typer.Option
 @app.command()
 def summary(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """What the last offline build wrote: passages, chunks, nodes, edges, partitions, index sizes."""
-    from enrich_rag.build.summary import build_summary, summary_table
+    from enrich_rag.stages.summary import build_summary, summary_table
 
     try:
         data = build_summary(_config(params, config))
@@ -82,12 +82,11 @@ def _kv_table(title: str, data: dict) -> Table:
 
 def _agent(cfg: Config, reconcile_first: bool = True):
     from enrich_rag.agent.loop import Agent
-    from enrich_rag.agent.recovery import reconcile
     from enrich_rag.agent.resources import Resources
 
     resources = Resources(cfg)
     if reconcile_first:
-        report = reconcile(resources)
+        report = resources.writer.reconcile()
         if report.changed:
             console.print(f"[yellow]repaired:[/yellow] {report}")
     return Agent(resources)
@@ -155,13 +154,10 @@ def enrich(
     as_json: JsonOption = False,
 ) -> None:
     """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
-    from enrich_rag.agent.enrich_graph import enrich_graph
-
     from enrich_rag.agent.loop import validate_question
 
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: enrich_graph(validate_question(question), [], agent.resources,
-                                                          cfg.agent.enrich_chunks))
+    result = _with_agent(cfg, lambda agent: agent.enrich(validate_question(question), []))
     _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
 
 
@@ -173,10 +169,8 @@ def graph_rollback(
     as_json: JsonOption = False,
 ) -> None:
     """Remove an enrichment partition, its index entries and its DVC record."""
-    from enrich_rag.agent.rollback import rollback_partition
-
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: rollback_partition(agent.resources, partition))
+    result = _with_agent(cfg, lambda agent: agent.resources.writer.rollback(partition))
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
@@ -207,7 +201,7 @@ def graph_partitions(params: ParamsOption = Path("params.yaml"), config: Overlay
     cfg = _config(params, config)
     try:
         resources = Resources(cfg)
-        rows = resources.partitions()
+        rows = resources.writer.partitions()
         resources.close()
     except EnrichRagError as exc:
         _fail(exc)

@@ -15,11 +15,10 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
-from enrich_rag.agent.recovery import reconcile
 from enrich_rag.agent.resources import Resources
-from enrich_rag.build.corpus import prepare_corpus
-from enrich_rag.build.indexes import build_corpus_index, build_graph_index
-from enrich_rag.build.seed_graph import build_seed_graph
+from enrich_rag.stages.corpus import prepare_corpus
+from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+from enrich_rag.stages.seed_graph import build_seed_graph
 from enrich_rag.config import Config, load_config, load_raw
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
@@ -29,7 +28,7 @@ from enrich_rag.eval.metrics import contains_answer, exact_match, precision_at_k
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
 from enrich_rag.eval.settings import EvalConfig, eval_config
-from enrich_rag.eval.workspace import writable_copy
+from enrich_rag.storage.workspace import writable_copy
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.storage.partitions import committed_partitions
 
@@ -135,7 +134,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     writing = None
     if any(AGENT_METHODS.get(m, (False,))[0] for m in running):
         writing = Resources(writable_copy(config, run_dir / "workspace"), llm=llm)
-        reconcile(writing)  # an interrupted enrichment is finished or rolled back before anything else
+        writing.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
     methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)
 

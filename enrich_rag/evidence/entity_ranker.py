@@ -8,21 +8,11 @@ Chunks are dicts with `content` (and optionally `title`, `score` from retrieval,
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from typing import Any, Callable, Sequence
 
+from enrich_rag.text import mention_offsets, mentions
+
 Chunk = dict[str, Any]
-
-
-@lru_cache(maxsize=4096)
-def _pattern(entity: str) -> re.Pattern[str]:
-    # Word boundaries, not substrings: "Art" must not match "Arthur".
-    return re.compile(r"(?<!\w)" + re.escape(entity.casefold()) + r"(?!\w)")
-
-
-def mentions(text: str, entity: str) -> bool:
-    return bool(entity.strip()) and _pattern(entity.strip()).search(text.casefold()) is not None
 
 
 def _text(chunk: Chunk) -> str:
@@ -37,9 +27,9 @@ def salience(text: str, entities: Sequence[str]) -> float:
     folded = text.casefold()
     total = 0.0
     for entity in entities:
-        hits = list(_pattern(entity.strip()).finditer(folded)) if entity.strip() else []
+        hits = mention_offsets(text, entity)
         if hits:
-            position = 1.0 - hits[0].start() / max(len(folded), 1)
+            position = 1.0 - hits[0] / max(len(folded), 1)
             frequency = min(len(hits), 3) / 3
             total += 0.7 * position + 0.3 * frequency
     return total / len(entities)

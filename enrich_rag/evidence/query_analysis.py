@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from enrich_rag.agent.enrich_context import STOPWORDS, content_words
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
+from enrich_rag.text import STOPWORDS, content_words
 
 SINGLE, BRIDGE, COMPARISON = "single_hop", "bridge", "comparison"
 SKIP_LABELS = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "TIME"}

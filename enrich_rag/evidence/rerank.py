@@ -14,21 +14,27 @@ from enrich_rag.errors import ModelLoadError
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import relevance_prompt
+from enrich_rag.storage.passages import Passage
 
-Reranker = Callable[[str, Sequence[dict[str, Any]], Sequence[str]], list[float]]
+Reranker = Callable[[str, Sequence[Passage], Sequence[str]], list[float]]
 PASSAGE_CHARS = 600
 
 
+def ranker_view(passage: Passage) -> dict[str, Any]:
+    """A passage as the spec-003 ranker reads it (a dict); the title is a field of its own, counted once."""
+    return {"id": passage.id, "title": passage.title, "content": passage.text, "score": passage.score, "passage": passage}
+
+
 def entity_reranker(ranker: EntityFirstRanker) -> Reranker:
-    return lambda question, chunks, entities: [ranker.score(c, entities) for c in chunks]
+    return lambda question, chunks, entities: [ranker.score(ranker_view(c), entities) for c in chunks]
 
 
-def retrieval_reranker(question: str, chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[float]:
-    return [float(c.get("score", 0.0)) for c in chunks]
+def retrieval_reranker(question: str, chunks: Sequence[Passage], entities: Sequence[str]) -> list[float]:
+    return [c.score for c in chunks]
 
 
 def llm_reranker(llm: LLM) -> Reranker:
-    def rerank(question: str, chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[float]:
+    def rerank(question: str, chunks: Sequence[Passage], entities: Sequence[str]) -> list[float]:
         return [sum(llm.score(relevance_prompt(question, _passage(c)), " Yes")) for c in chunks]
 
     return rerank
@@ -44,7 +50,7 @@ def cross_encoder_reranker(model: str) -> Reranker:
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"cannot load cross-encoder '{model}': {exc}".splitlines()[0]) from exc
 
-    def rerank(question: str, chunks: Sequence[dict[str, Any]], entities: Sequence[str]) -> list[float]:
+    def rerank(question: str, chunks: Sequence[Passage], entities: Sequence[str]) -> list[float]:
         if not chunks:
             return []
         batch = tokenizer([question] * len(chunks), [_passage(c) for c in chunks], truncation=True,
@@ -56,8 +62,8 @@ def cross_encoder_reranker(model: str) -> Reranker:
     return rerank
 
 
-def _passage(chunk: dict[str, Any]) -> str:
-    return str(chunk.get("content", ""))[:PASSAGE_CHARS]
+def _passage(chunk: Passage) -> str:
+    return chunk.content[:PASSAGE_CHARS]
 
 
 def make_reranker(name: str, ranker: EntityFirstRanker, llm: Callable[[], LLM]) -> Reranker:

@@ -11,32 +11,31 @@ passing mention, is what a second hop needs.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from enrich_rag.build.corpus import chunks_by_ids
 from enrich_rag.config import Config, EvidenceConfig
-from enrich_rag.evidence.entity_ranker import EntityFirstRanker, mentions
-from enrich_rag.agent.enrich_context import content_words
+from enrich_rag.evidence.entity_ranker import EntityFirstRanker
 from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
-from enrich_rag.evidence.rerank import Reranker
+from enrich_rag.evidence.rerank import Reranker, ranker_view
 from enrich_rag.index.embeddings import search
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.passages import Passage, PassageStore
+from enrich_rag.text import content_words, first_sentence, mentions
 
 LEAD_CHARS = 300
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 GRAPH_CHUNKS_PER_QUERY = 3
 RELEVANCE_POOL_FACTOR = 5  # micro-query hits must be among the question's top K x 5 passages
 STEM = 5  # crude stemming for matching relation words: "directed" ~ "director"
 # What a second hop can be about; nationalities, dates and numbers are attributes, not hops.
 BRIDGE_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW"}
+View = dict[str, Any]  # a passage as the spec-003 ranker reads it: id, title, content (the text), score
 
 
 @dataclass
 class Selection:
-    chunks: list[dict[str, Any]]
+    passages: list[Passage]
     record: dict[str, Any] = field(default_factory=dict)  # what the trace shows
 
 
@@ -44,17 +43,18 @@ class Selection:
 class Retrieval:
     """The searches selection may run; functions, so tests and the evaluation can pass their own."""
 
-    corpus: Callable[[str, int], list[dict[str, Any]]]
-    graph: Callable[[str, int], list[dict[str, Any]]] | None = None
+    corpus: Callable[[str, int], list[Passage]]
+    graph: Callable[[str, int], list[Passage]] | None = None
 
 
-def corpus_retrieval(config: Config, corpus_index, store: GraphStore | None = None, graph_index=None) -> Retrieval:
-    def corpus(query: str, limit: int) -> list[dict[str, Any]]:
-        hits = search(corpus_index, query, limit, config.embeddings, columns=("text", "title", "doc_id"))
-        return _normalised([{"id": h["id"], "doc_id": h["doc_id"], "title": h["title"] or "", "content": h["text"],
-                             "score": float(h["score"])} for h in hits])
+def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store: GraphStore | None = None,
+                     graph_index=None) -> Retrieval:
+    def corpus(query: str, limit: int) -> list[Passage]:
+        hits = search(corpus_index, query, limit, config.embeddings, columns=())
+        found = {p.id: p for p in passages.by_ids([h["id"] for h in hits])}
+        return _normalised([found[h["id"]].scored(h["score"]) for h in hits if h["id"] in found])
 
-    def graph(query: str, limit: int) -> list[dict[str, Any]]:
+    def graph(query: str, limit: int) -> list[Passage]:
         """Graph-index hits -> the chunks their facts come from (a node's own passage names it as subject)."""
         hits = search_graph(graph_index, query, limit, config.embeddings)
         nodes = [h["id"] for h in hits if h.get("kind") == "node"]
@@ -62,53 +62,44 @@ def corpus_retrieval(config: Config, corpus_index, store: GraphStore | None = No
         chunk_ids = [e["chunk_id"] for e in store.edges_by_ids(edge_ids)]
         chunk_ids += [e["chunk_id"] for e in store.neighbors(nodes, limit=limit * 10).edges if e["src"] in nodes]
         ranked = list(dict.fromkeys(chunk_ids))[:GRAPH_CHUNKS_PER_QUERY]
-        rows = {r["chunk_id"]: r for r in chunks_by_ids(config.paths.chunks, ranked)}
-        return [chunk_candidate(rows[c], 1.0 - i / (len(ranked) + 1)) for i, c in enumerate(ranked) if c in rows]
+        found = {p.id: p for p in passages.by_ids(ranked)}
+        return [found[c].scored(1.0 - i / (len(ranked) + 1)) for i, c in enumerate(ranked) if c in found]
 
     return Retrieval(corpus, graph if graph_index is not None and store is not None else None)
 
 
-def chunk_candidate(row: dict[str, Any], score: float) -> dict[str, Any]:
-    content = f"{row['title']}: {row['text']}" if row["title"] else row["text"]
-    return {"id": row["chunk_id"], "doc_id": row["doc_id"], "title": row["title"] or "", "content": content, "score": score}
+def _normalised(hits: list[Passage]) -> list[Passage]:
+    top = max((h.score for h in hits), default=0.0)
+    return [h.scored(h.score / top if top > 0 else 0.0) for h in hits]
 
 
-def _normalised(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    top = max((h["score"] for h in hits), default=0.0)
-    for h in hits:
-        h["score"] = h["score"] / top if top > 0 else 0.0
-    return hits
-
-
-def lead(chunk: dict[str, Any]) -> dict[str, Any]:
+def lead(view: View) -> View:
     """Title + first sentence: the view in which a passage is *about* an entity."""
-    text = chunk["content"]
-    body = text[len(chunk["title"]) + 2 :] if chunk["title"] and text.startswith(chunk["title"] + ": ") else text
-    first = _SENTENCE_END.split(body, maxsplit=1)[0][:LEAD_CHARS]
-    return {"id": chunk["id"], "title": chunk["title"], "content": first, "score": chunk.get("score", 0.0)}
+    return {"id": view["id"], "title": view["title"], "content": first_sentence(view["content"], LEAD_CHARS),
+            "score": view.get("score", 0.0)}
 
 
-def about_test(bridges: Sequence[str]) -> Callable[[dict[str, Any], str], bool]:
+def about_test(bridges: Sequence[str]) -> Callable[[View, str], bool]:
     """Whether a passage is about an entity: a query entity in its title or lead sentence; a bridge in
     its title only, since a lead may name a bridge ("a 1935 film starring Ginger Rogers") and say
     nothing more about it: the second hop needs the bridge's own passage."""
     bridge_set = set(bridges)
 
-    def about(chunk: dict[str, Any], entity: str) -> bool:
+    def about(view: View, entity: str) -> bool:
         if entity in bridge_set:
-            return mentions(chunk["title"], entity)
-        view = lead(chunk)
-        return mentions(f"{view['title']} {view['content']}", entity)
+            return mentions(view["title"], entity)
+        first = lead(view)
+        return mentions(f"{first['title']} {first['content']}", entity)
 
     return about
 
 
-def gaps(chunks: Sequence[dict[str, Any]], entities: Sequence[str], bridges: Sequence[str]) -> list[str]:
+def gaps(chunks: Sequence[View], entities: Sequence[str], bridges: Sequence[str]) -> list[str]:
     about = about_test(bridges)
     return [e for e in dict.fromkeys([*entities, *bridges]) if not any(about(c, e) for c in chunks)]
 
 
-def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp, limit: int) -> list[str]:
+def find_bridges(chunks: Sequence[View], analysis: QueryAnalysis, nlp, limit: int) -> list[str]:
     """Named entities the question never names, said in a passage about a query entity or in a sentence
     with one: the hop between what is asked and what answers it. Those in a sentence that shares the
     question's relation words ("directed" for "director") come first, then the most frequent."""
@@ -116,7 +107,7 @@ def find_bridges(chunks: Sequence[dict[str, Any]], analysis: QueryAnalysis, nlp,
     is_about = about_test(())
     query_words = content_words(" ".join(analysis.entities) + " " + analysis.question)
     hint_stems = {w[:STEM] for w in content_words(analysis.hint)}
-    for chunk, doc in zip(chunks, nlp.pipe(c["content"] for c in chunks)):
+    for chunk, doc in zip(chunks, nlp.pipe(c["passage"].content for c in chunks)):
         about = any(is_about(chunk, e) for e in analysis.entities)
         title_words = content_words(chunk["title"])
         for sent in doc.sents:
@@ -146,27 +137,28 @@ def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: Quer
 
 def select_evidence(
     analysis: QueryAnalysis, retrieval: Retrieval, cfg: EvidenceConfig, rerank: Reranker, nlp,
-    extra: Sequence[dict[str, Any]] = (),
+    extra: Sequence[Passage] = (),
 ) -> Selection:
     ranker = EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight)
     # One wide search gives both the top-K candidates and each passage's relevance to the whole question.
     wide = retrieval.corpus(analysis.question, cfg.candidates * RELEVANCE_POOL_FACTOR)
-    relevance = {c["id"]: c["score"] for c in wide}
-    pool = {c["id"]: c for c in wide[: cfg.candidates]}
+    relevance = {p.id: p.score for p in wide}
+    pool = {p.id: p for p in wide[: cfg.candidates]}
     for part in analysis.parts:  # comparison: each entity's part gets its own search
-        for c in retrieval.corpus(part, cfg.micro_k):
-            pool.setdefault(c["id"], c)
-    for c in extra:
-        pool.setdefault(c["id"], c)
+        for p in retrieval.corpus(part, cfg.micro_k):
+            pool.setdefault(p.id, p)
+    for p in extra:
+        pool.setdefault(p.id, p)
+    views = {pid: ranker_view(p) for pid, p in pool.items()}
     # Ranked on the lead view: a passage about a query entity beats one that merely mentions it.
-    views = ranker.rank_by_entity_coverage([lead(c) for c in pool.values()], analysis.entities, cfg.candidates)
-    candidates = [pool[v["id"]] for v in views]
+    ranked = ranker.rank_by_entity_coverage([lead(v) for v in views.values()], analysis.entities, cfg.candidates)
+    candidates = [pool[v["id"]] for v in ranked]
     scores = rerank(analysis.question, candidates, analysis.entities)
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
-    selected = [candidates[i] for i in order[: cfg.k]]
+    selected = [views[candidates[i].id] for i in order[: cfg.k]]
     record: dict[str, Any] = {**analysis.to_dict(), "candidates": len(pool), "rounds": [], "stop_reason": "micro_queries_off"}
     if not cfg.micro_queries:
-        return Selection(selected, record)
+        return Selection([v["passage"] for v in selected], record)
 
     bridges: list[str] = []
     coverage = _coverage(selected, analysis.entities, bridges)
@@ -181,25 +173,25 @@ def select_evidence(
         missing = [e for e in targets if e in analysis.entities]
         gap_bridges = [b for b in targets if b not in analysis.entities]
         queries = micro_queries(missing, gap_bridges, analysis)
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, Passage] = {}
         for query in queries:
             hits = retrieval.corpus(query, cfg.micro_k) + (retrieval.graph(query, cfg.micro_k) if retrieval.graph else [])
-            for c in hits:
-                found.setdefault(c["id"], c)
+            for p in hits:
+                found.setdefault(p.id, p)
         # A passage about a gap is a second hop only if it still bears on the question: "Philadelphia
         # Arrows" covers the bridge "Philadelphia" but not "the address of the penitentiary".
-        new = sorted((c for c in found.values() if c["id"] in relevance and c["id"] not in {s["id"] for s in selected}),
-                     key=lambda c: -relevance[c["id"]])
+        in_selection = {v["id"] for v in selected}
+        new = sorted((ranker_view(p) for p in found.values() if p.id in relevance and p.id not in in_selection),
+                     key=lambda v: -relevance[v["id"]])
         # A swap must not orphan a query entity, nor a bridge whose own passage (by title) is already in.
         kept = [e for e in analysis.entities if e not in targets]
         kept += [b for b in bridges if b not in targets]
         ranker.covers = about_test(bridges)
-        before = [c["id"] for c in selected]
         selected, _ = ranker.replace_chunks(selected, new, targets, cfg.k, kept)
         new_coverage = _coverage(selected, analysis.entities, bridges)
         gain, coverage = new_coverage - coverage, new_coverage
         record["rounds"].append({"round": round_, "missing": missing, "bridges": gap_bridges, "micro_queries": queries,
-                                 "swapped_in": [c["id"] for c in selected if c["id"] not in before],
+                                 "swapped_in": [v["id"] for v in selected if v["id"] not in in_selection],
                                  "coverage": round(new_coverage, 3), "gain": round(gain, 3)})
         if gain < cfg.min_gain:
             record["stop_reason"] = "diminishing_returns"
@@ -207,12 +199,12 @@ def select_evidence(
     else:
         record["stop_reason"] = "max_rounds"
     targets_all = [*analysis.entities, *bridges]
-    selected.sort(key=lambda c: -ranker.score(c, targets_all))
+    selected.sort(key=lambda v: -ranker.score(v, targets_all))
     record["bridges_found"] = bridges
     record["coverage"] = round(coverage, 3)
-    return Selection(selected, record)
+    return Selection([v["passage"] for v in selected], record)
 
 
-def _coverage(chunks: Sequence[dict[str, Any]], entities: Sequence[str], bridges: Sequence[str]) -> float:
+def _coverage(chunks: Sequence[View], entities: Sequence[str], bridges: Sequence[str]) -> float:
     targets = list(dict.fromkeys([*entities, *bridges]))
     return 1.0 - len(gaps(chunks, entities, bridges)) / len(targets) if targets else 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 
 import pyarrow as pa
@@ -50,7 +51,7 @@ def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
         see(m.name, m.type, m.alias, m.sentence)
 
     edges: dict[str, dict] = {}
-    for t in extraction.triples:
+    for t in extraction.edges:
         if not normalize_name(t.subject) or not normalize_name(t.object):
             continue
         src = see(t.subject, "ENTITY", t.subject, t.evidence) if node_id(t.subject) not in names else node_id(t.subject)
@@ -59,10 +60,7 @@ def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
             continue
         eid = edge_id(src, t.relation, dst, t.chunk_id, t.sentence_index)
         if eid not in edges:
-            edges[eid] = {
-                "id": eid, "src": src, "dst": dst, "src_name": names[src], "dst_name": names[dst], "relation": t.relation, "evidence": t.evidence,
-                "chunk_id": t.chunk_id, "doc_id": t.doc_id, "confidence": t.confidence, "extractor": t.extractor,
-            }
+            edges[eid] = dataclasses.replace(t, subject=names[src], object=names[dst], id=eid, src=src, dst=dst).to_row()
 
     node_rows = [
         {

@@ -1,4 +1,4 @@
-"""The extractor seam: a pure function of a batch of chunks, returning mentions and triples.
+"""The extractor seam: a pure function of a batch of chunks, returning mentions and edges.
 
 No extractor touches storage or global state, so the same `extract` can be mapped over a cluster
 (Ray Data `map_batches`, Dask `map_partitions`) and the rows reduced by node id afterwards
@@ -10,13 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-
-@dataclass(frozen=True)
-class ChunkInput:
-    chunk_id: str
-    doc_id: str
-    title: str
-    text: str
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
 
 
 @dataclass(frozen=True)
@@ -30,30 +25,17 @@ class Mention:
     alias: str  # the surface form actually written
 
 
-@dataclass(frozen=True)
-class Triple:
-    subject: str
-    relation: str
-    object: str
-    evidence: str
-    chunk_id: str
-    doc_id: str
-    sentence_index: int
-    confidence: float
-    extractor: str
-
-
 @dataclass
 class Extraction:
     mentions: list[Mention] = field(default_factory=list)
-    triples: list[Triple] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)  # without ids: assembly gives them
 
     def extend(self, other: "Extraction") -> None:
         self.mentions.extend(other.mentions)
-        self.triples.extend(other.triples)
+        self.edges.extend(other.edges)
 
 
 class Extractor(Protocol):
     name: str
 
-    def extract(self, chunks: list[ChunkInput]) -> Extraction: ...
+    def extract(self, chunks: list[Passage]) -> Extraction: ...

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from enrich_rag.build.chunking import split_sentences
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.extract.base import ChunkInput, Extraction, Mention, Triple
+from enrich_rag.extract.base import Extraction, Mention
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+from enrich_rag.text import split_sentences
 
 REBEL_CONFIDENCE = 0.9
 _STRIP = ("<s>", "</s>", "<pad>")
@@ -92,15 +94,15 @@ class RebelExtractor:
             output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, num_beams=self.num_beams)
         return self.tokenizer.batch_decode(output, skip_special_tokens=False)
 
-    def extract(self, chunks: list[ChunkInput]) -> Extraction:
+    def extract(self, chunks: list[Passage]) -> Extraction:
         out = Extraction()
         work = [(c, i, s) for c in chunks for i, s in enumerate(split_sentences(c.text))]
         for start in range(0, len(work), self.config.batch_size):
             batch = work[start : start + self.config.batch_size]
             for (chunk, index, sentence), decoded in zip(batch, self.generate([s for _, _, s in batch])):
                 for t in parse_rebel_output(decoded):
-                    out.mentions += [Mention(n, "ENTITY", chunk.chunk_id, sentence, n) for n in (t.head, t.tail)]
-                    out.triples.append(
-                        Triple(t.head, t.relation, t.tail, sentence, chunk.chunk_id, chunk.doc_id, index, REBEL_CONFIDENCE, self.name)
+                    out.mentions += [Mention(n, "ENTITY", chunk.id, sentence, n) for n in (t.head, t.tail)]
+                    out.edges.append(
+                        Edge(t.head, t.relation, t.tail, sentence, chunk.id, chunk.doc_id, index, REBEL_CONFIDENCE, self.name)
                     )
         return out

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.extract.base import ChunkInput, Extraction, Mention, Triple
+from enrich_rag.extract.base import Extraction, Mention
 from enrich_rag.storage.ids import normalize_name
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import COOCCURS, MENTIONS, Edge
 
 SVO_CONFIDENCE = 0.8
 COOCCURRENCE_CONFIDENCE = 0.4
 MENTION_CONFIDENCE = 0.25
-COOCCURS = "co-occurs with"
-MENTIONS = "mentions"
 
 _PRONOUNS = {"he", "she", "it", "they", "his", "her", "its", "their"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
@@ -69,7 +69,7 @@ class SpacyExtractor:
         self.config = config
         self.nlp = nlp if nlp is not None else load_spacy(config.spacy_model)
 
-    def extract(self, chunks: list[ChunkInput]) -> Extraction:
+    def extract(self, chunks: list[Passage]) -> Extraction:
         out = Extraction()
         docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.config.batch_size)
         for chunk, doc in zip(chunks, docs):
@@ -77,7 +77,7 @@ class SpacyExtractor:
         return out
 
     # -- mentions -----------------------------------------------------------------------------
-    def _mention_spans(self, chunk: ChunkInput, doc) -> list[_Span]:
+    def _mention_spans(self, chunk: Passage, doc) -> list[_Span]:
         skip = set(self.config.skip_labels)
         taken: set[int] = set()
         spans: list[_Span] = []
@@ -112,7 +112,7 @@ class SpacyExtractor:
         self._resolve(chunk, spans)
         return sorted(spans, key=lambda s: s.start)
 
-    def _resolve(self, chunk: ChunkInput, spans: list[_Span]) -> None:
+    def _resolve(self, chunk: Passage, spans: list[_Span]) -> None:
         """Merge short forms into the long form used in the same chunk, and title forms into the title."""
         title_keys = _title_aliases(chunk.title)
         longer = sorted(spans, key=lambda s: -len(s.name))
@@ -131,7 +131,7 @@ class SpacyExtractor:
                     break
 
     # -- triples ------------------------------------------------------------------------------
-    def _extract_doc(self, chunk: ChunkInput, doc) -> Extraction:
+    def _extract_doc(self, chunk: Passage, doc) -> Extraction:
         spans = self._mention_spans(chunk, doc)
         by_token = {i: s for s in spans for i in range(s.start, s.end)}
         title = chunk.title.strip()
@@ -151,30 +151,30 @@ class SpacyExtractor:
             sentence = sent.text.strip()
             sent_spans = [s for s in spans if sent.start <= s.start < sent.end]
             for s in sent_spans:
-                out.mentions.append(Mention(s.name, s.type, chunk.chunk_id, sentence, s.alias))
+                out.mentions.append(Mention(s.name, s.type, chunk.id, sentence, s.alias))
             names = list(dict.fromkeys(s.name for s in sent_spans))
             linked: set[frozenset[str]] = set()
             for subj, relation, obj in self._svo(sent, node_for):
                 if subj == obj:
                     continue
                 linked.add(frozenset((subj, obj)))
-                out.triples.append(
-                    Triple(subj, relation, obj, sentence, chunk.chunk_id, chunk.doc_id, sent_index, SVO_CONFIDENCE, self.name)
+                out.edges.append(
+                    Edge(subj, relation, obj, sentence, chunk.id, chunk.doc_id, sent_index, SVO_CONFIDENCE, self.name)
                 )
             for a, b in itertools.combinations(names[: self.config.max_cooccurrence_entities], 2):
                 if frozenset((a, b)) not in linked:
-                    out.triples.append(
-                        Triple(a, COOCCURS, b, sentence, chunk.chunk_id, chunk.doc_id, sent_index, COOCCURRENCE_CONFIDENCE, self.name)
+                    out.edges.append(
+                        Edge(a, COOCCURS, b, sentence, chunk.id, chunk.doc_id, sent_index, COOCCURRENCE_CONFIDENCE, self.name)
                     )
             if title and title not in names:
                 already = {n for pair in linked if title in pair for n in pair}
                 for name in (n for n in names if n not in already):
-                    out.triples.append(
-                        Triple(title, MENTIONS, name, sentence, chunk.chunk_id, chunk.doc_id, sent_index, MENTION_CONFIDENCE, self.name)
+                    out.edges.append(
+                        Edge(title, MENTIONS, name, sentence, chunk.id, chunk.doc_id, sent_index, MENTION_CONFIDENCE, self.name)
                     )
         if title and not any(m.name == title for m in out.mentions):
             first = next(iter(doc.sents)).text.strip() if len(doc) else ""
-            out.mentions.append(Mention(title, "TOPIC", chunk.chunk_id, first, title))
+            out.mentions.append(Mention(title, "TOPIC", chunk.id, first, title))
         return out
 
     @staticmethod

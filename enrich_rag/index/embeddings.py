@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from enrich_rag.config import EmbeddingsConfig
 from enrich_rag.errors import ModelLoadError, StorageError
-from enrich_rag.storage.atomic import atomic_directory
+from enrich_rag.storage.atomic import save_index
 
 
 def model_path(config: EmbeddingsConfig) -> str:
@@ -66,11 +66,6 @@ def open_index(path: Path | str, config: EmbeddingsConfig):
     except Exception as exc:  # txtai raises assorted errors for a damaged index
         raise StorageError(f"cannot load txtai index at {path}: {exc}") from exc
     return embeddings
-
-
-def save_index(embeddings, path: Path | str) -> None:
-    with atomic_directory(path) as tmp:
-        embeddings.save(str(tmp))
 
 
 def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str):

@@ -18,10 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent
-from enrich_rag.agent.recovery import reconcile
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.rollback import rollback_partition
-from enrich_rag.build.corpus import chunks_by_ids
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve import settings as settings_io
@@ -50,7 +47,7 @@ def _one_line(exc: RequestValidationError) -> str:
 
 def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     resources = resources or Resources(config)
-    reconcile(resources)
+    resources.writer.reconcile()
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
     state: dict[str, Any] = {"settings": settings_io.load(settings_path, settings_io.from_configs(config.agent, config.evidence))}
     lock = threading.Lock()
@@ -100,18 +97,18 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
 
     @app.get("/api/graph/partitions")
     def graph_partitions() -> list[dict[str, Any]]:
-        return resources.partitions()
+        return resources.writer.partitions()
 
     @app.post("/api/graph/rollback")
     def graph_rollback(request: RollbackRequest) -> dict[str, Any]:
-        return rollback_partition(resources, request.partition)
+        return resources.writer.rollback(request.partition)
 
     @app.get("/api/chunk/{chunk_id}")
     def chunk(chunk_id: str) -> dict[str, Any]:
-        rows = chunks_by_ids(config.paths.chunks, [chunk_id])
-        if not rows:
+        passage = resources.passages.get(chunk_id)
+        if passage is None:
             return JSONResponse({"error": f"no chunk '{chunk_id}'"}, status_code=404)
-        return rows[0]
+        return passage.to_row()
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -106,3 +106,10 @@ def atomic_directory(target: Path | str) -> Iterator[Path]:
 def write_parquet_atomic(table: pa.Table, target: Path | str, row_group_size: int | None = None) -> None:
     with atomic_file(target) as tmp:
         pq.write_table(table, tmp, row_group_size=row_group_size, compression="zstd")
+
+
+def save_index(index, target: Path | str) -> None:
+    """Save a search index (anything with `save(path)`, e.g. txtai) into a new folder and swap it in:
+    txtai writes in place, and a crash mid-save must not leave a half index."""
+    with atomic_directory(target) as tmp:
+        index.save(str(tmp))

@@ -19,9 +19,12 @@ import duckdb
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
 from enrich_rag.storage.partitions import PART_FILE, committed_partitions, partition_dir
+from enrich_rag.storage.schema import STRUCTURAL_RELATIONS
 
 
 INDEX_LOOKUP_BATCH = 48
+# Names carry the match; a short description disambiguates (and long texts cost embedding time).
+NODE_DESCRIPTION_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -182,11 +185,12 @@ class GraphStore:
         rows = self._query("SELECT DISTINCT chunk_id FROM edges WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
         return {r["chunk_id"] for r in rows}
 
-    def partition_rows(self, partition: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The nodes a partition introduced (first seen there) and all its edges: what it adds to the index.
+    def index_documents(self, partition: str) -> list[dict[str, Any]]:
+        """What a partition adds to the graph index: the nodes it introduced and its named-relation edges.
 
         A node an enrichment merely mentions again stays owned by the partition that introduced it,
-        so re-indexing one partition never overwrites another's rows.
+        so re-indexing one partition never overwrites another's rows. Structural edges stay out of
+        the index (three quarters of all edges, no text of their own); DuckDB's 1-hop reaches them.
         """
         nodes = self._query(
             "SELECT id, name, type, description FROM nodes WHERE partitions[1] = ? ORDER BY id", [partition]
@@ -197,7 +201,17 @@ class GraphStore:
             """,
             [partition],
         )
-        return nodes, edges
+        docs: list[dict[str, Any]] = [
+            {"id": n["id"], "text": f"{n['name']}. {n['description'][:NODE_DESCRIPTION_CHARS]}".strip(), "kind": "node",
+             "name": n["name"], "partition": partition}
+            for n in nodes
+        ]
+        docs += [
+            {"id": e["id"], "text": f"{e['src_name']} {e['relation']} {e['dst_name']}", "kind": "edge", "partition": partition}
+            for e in edges
+            if e["relation"] not in STRUCTURAL_RELATIONS
+        ]
+        return docs
 
     def counts(self) -> dict[str, Any]:
         per_partition = self._query(

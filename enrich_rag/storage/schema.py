@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -46,7 +48,54 @@ EDGES = pa.schema(
     ]
 )
 
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One fact, the same object from extraction to citation: the triple, its evidence sentence and chunk.
+
+    Extractors fill the triple and its provenance; assembly gives it ids (`EDGES` rows); the graph
+    store adds the partition it was read from; retrieval a score.
+    """
+
+    subject: str
+    relation: str
+    object: str
+    evidence: str
+    chunk_id: str
+    doc_id: str
+    sentence_index: int = 0
+    confidence: float = 1.0
+    extractor: str = ""
+    id: str = ""
+    src: str = ""  # node ids
+    dst: str = ""
+    partition: str = ""
+    score: float = 0.0
+
+    @property
+    def triple(self) -> str:
+        return f"{self.subject} {self.relation} {self.object}"
+
+    def to_row(self) -> dict[str, Any]:
+        return {"id": self.id, "src": self.src, "dst": self.dst, "src_name": self.subject, "dst_name": self.object,
+                "relation": self.relation, "evidence": self.evidence, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
+                "confidence": self.confidence, "extractor": self.extractor}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score: float = 0.0) -> "Edge":
+        return cls(row["src_name"], row["relation"], row["dst_name"], row["evidence"], row["chunk_id"], row["doc_id"],
+                   confidence=float(row["confidence"]), extractor=row["extractor"], id=row["id"], src=row["src"],
+                   dst=row["dst"], partition=row.get("partition", ""), score=score)
+
+
 SEED_PARTITION = "seed"
+
+# Relation vocabulary beyond the extracted verbs. Structural edges carry no text past their two end
+# names: the graph index leaves them out and PCST makes them cost a little more.
+COOCCURS = "co-occurs with"
+MENTIONS = "mentions"
+STRUCTURAL_RELATIONS = (COOCCURS, MENTIONS)
 _PARTITION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 

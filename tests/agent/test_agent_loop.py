@@ -8,11 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.enrich_graph import enrich_graph
 from enrich_rag.agent.loop import Agent, QueryError
-from enrich_rag.agent.recovery import indexed_ids_by_partition, reconcile
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.rollback import rollback_partition
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
@@ -22,6 +19,12 @@ QUESTION = "Where was the director of Inception born?"
 
 def _resources(config, llm, extractor):
     return Resources(config, llm=llm, extractor=extractor)
+
+
+def enrich_graph(question, resources, limit_chunks):
+    """One EnrichGraph round with the template expansion query (no LLM call)."""
+    agent_cfg = dataclasses.replace(resources.config.agent, enrich_chunks=limit_chunks, expansion="template")
+    return Agent(resources, agent_cfg).enrich(question, [])
 
 
 def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, embedded_llm, spacy_extractor):
@@ -49,9 +52,9 @@ def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, em
 
 def test_enrichment_persists_for_a_related_question_without_reextraction(gap_config, embedded_llm, spacy_extractor):
     resources = _resources(gap_config, embedded_llm, spacy_extractor)
-    first = enrich_graph(QUESTION, [], resources, limit_chunks=4)
+    first = enrich_graph(QUESTION, resources, limit_chunks=4)
     assert first.partition and "nolan::c0" in first.new_chunks
-    again = enrich_graph("Which university did Christopher Nolan study at?", [], resources, limit_chunks=4)
+    again = enrich_graph("Which university did Christopher Nolan study at?", resources, limit_chunks=4)
     assert "nolan::c0" not in again.new_chunks  # already covered by the graph
     answer = Agent(resources).answer("Where was Christopher Nolan born?", allow_enrich=False)
     assert not [s for s in answer.trace.steps if s.tool == "EnrichGraph"]
@@ -61,46 +64,46 @@ def test_enrichment_persists_for_a_related_question_without_reextraction(gap_con
 def test_enrich_graph_adds_exactly_one_partition_and_the_index_finds_it(gap_config, embedded_llm, spacy_extractor):
     resources = _resources(gap_config, embedded_llm, spacy_extractor)
     before = committed_partitions(Path(gap_config.paths.graph))
-    result = enrich_graph(QUESTION, [], resources, limit_chunks=2)
+    result = enrich_graph(QUESTION, resources, limit_chunks=2)
     after = committed_partitions(Path(gap_config.paths.graph))
     assert after == before + [result.partition]
     hits = search_graph(resources.graph_index, "University College London", 3, gap_config.embeddings)
     assert node_id("University College London") in {h["id"] for h in hits}
     # The saved index has it too (a fresh process would see it).
     reopened = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    assert result.partition in indexed_ids_by_partition(reopened.graph_index)
+    assert result.partition in reopened.writer.indexed_ids()
 
 
-class _CrashAfterWrite(Resources):
-    def after_partition_write(self, partition: str) -> None:
-        raise KeyboardInterrupt("injected crash between partition write and upsert")
+def _crash(partition: str) -> None:
+    raise KeyboardInterrupt("injected crash between partition write and upsert")
 
 
 def test_crash_between_write_and_upsert_is_repaired_on_next_start(gap_config, embedded_llm, spacy_extractor):
-    crashing = _CrashAfterWrite(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    crashing = _resources(gap_config, embedded_llm, spacy_extractor)
+    crashing.writer.after_partition_write = _crash
     with pytest.raises(KeyboardInterrupt):
-        enrich_graph(QUESTION, [], crashing, limit_chunks=2)
+        enrich_graph(QUESTION, crashing, limit_chunks=2)
     partition = [p for p in committed_partitions(Path(gap_config.paths.graph)) if p != "seed"][0]
     fresh = _resources(gap_config, embedded_llm, spacy_extractor)
-    assert partition not in indexed_ids_by_partition(fresh.graph_index)  # the inconsistency is real
-    report = reconcile(fresh)
+    assert partition not in fresh.writer.indexed_ids()  # the inconsistency is real
+    report = fresh.writer.reconcile()
     assert report.reindexed.get(partition, 0) > 0 and report.recorded
-    fresh.reload_graph_index()
-    assert partition in indexed_ids_by_partition(fresh.graph_index)
+    fresh.writer.reload_index()
+    assert partition in fresh.writer.indexed_ids()
     assert Path(gap_config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
-    assert not reconcile(fresh).changed  # idempotent
+    assert not fresh.writer.reconcile().changed  # idempotent
 
 
 def test_rollback_removes_partition_index_rows_and_dvc_record(gap_config, embedded_llm, spacy_extractor):
     resources = _resources(gap_config, embedded_llm, spacy_extractor)
-    result = enrich_graph(QUESTION, [], resources, limit_chunks=2)
-    report = rollback_partition(resources, result.partition)
+    result = enrich_graph(QUESTION, resources, limit_chunks=2)
+    report = resources.writer.rollback(result.partition)
     assert report["index_rows_deleted"] > 0
     assert result.partition not in committed_partitions(Path(gap_config.paths.graph))
-    assert result.partition not in indexed_ids_by_partition(resources.graph_index)
+    assert result.partition not in resources.writer.indexed_ids()
     assert not Path(gap_config.paths.graph, "nodes", f"partition={result.partition}.dvc").exists()
     with pytest.raises(Exception, match="seed partition"):
-        rollback_partition(resources, "seed")
+        resources.writer.rollback("seed")
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "x" * 5000])

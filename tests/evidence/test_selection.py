@@ -5,14 +5,15 @@ import json
 
 import pytest
 
-from enrich_rag.build.corpus import prepare_corpus
-from enrich_rag.build.indexes import build_corpus_index
+from enrich_rag.stages.corpus import prepare_corpus
+from enrich_rag.stages.indexes import build_corpus_index
 from enrich_rag.config import CorpusConfig
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker
 from enrich_rag.evidence.query_analysis import BRIDGE, COMPARISON, analyze_query
 from enrich_rag.evidence.rerank import make_reranker
 from enrich_rag.evidence.select import corpus_retrieval, gaps, select_evidence
 from enrich_rag.index.embeddings import open_index
+from enrich_rag.storage.passages import PassageStore
 from tests.conftest import PROJECT_ROOT, write_jsonl
 
 HOTPOT = PROJECT_ROOT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
@@ -37,7 +38,8 @@ def pooled(tmp_path_factory, questions):
     )
     prepare_corpus(config)
     build_corpus_index(config)
-    return config, corpus_retrieval(config, open_index(config.paths.corpus_index, config.embeddings))
+    return config, corpus_retrieval(config, open_index(config.paths.corpus_index, config.embeddings),
+                                    PassageStore(config.paths.chunks))
 
 
 def _select(pooled, nlp, question, **overrides):
@@ -52,15 +54,15 @@ def test_bridge_found_and_micro_query_brings_second_hop(pooled, nlp, questions, 
     question = questions[index]
     analysis, selection = _select(pooled, nlp, question)
     assert analysis.kind == BRIDGE
-    titles = [c["title"] for c in selection.chunks]
+    titles = [p.title for p in selection.passages]
     assert len(titles) == pooled[0].evidence.k  # fixed budget
     assert bridge in selection.record["bridges_found"]
-    swapped = {c["title"] for c in selection.chunks if any(c["id"] in r["swapped_in"] for r in selection.record["rounds"])}
+    swapped = {p.title for p in selection.passages if any(p.id in r["swapped_in"] for r in selection.record["rounds"])}
     assert bridge in swapped, str(selection.record)  # it was not in the first top-k: a micro-query brought it
     assert set(titles) == set(question["supporting_titles"])
     # Ablation: without micro-queries the second hop stays out of the top-k.
     _, plain = _select(pooled, nlp, question, micro_queries=False)
-    assert bridge not in [c["title"] for c in plain.chunks]
+    assert bridge not in [p.title for p in plain.passages]
     assert plain.record["stop_reason"] == "micro_queries_off"
 
 
@@ -70,7 +72,7 @@ def test_comparison_is_split_per_entity(pooled, nlp, questions):
     assert analysis.kind == COMPARISON
     assert {"Sayidaty", "Closer"} <= set(analysis.entities)
     assert len(analysis.parts) == len(analysis.entities)
-    assert "Sayidaty" in [c["title"] for c in selection.chunks]
+    assert "Sayidaty" in [p.title for p in selection.passages]
 
 
 def test_selection_stops_with_a_recorded_reason(pooled, nlp, questions):

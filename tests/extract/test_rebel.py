@@ -9,7 +9,7 @@ import pytest
 
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.extract.base import ChunkInput
+from enrich_rag.storage.passages import Passage
 from enrich_rag.extract.rebel import RebelExtractor, RebelTriplet, load_rebel, parse_rebel_output
 
 # Decoded output of Babelscape/rebel-large for the example sentence of its model card
@@ -73,8 +73,8 @@ def test_generation_path_end_to_end_on_a_tiny_bart(tiny_rebel):
     extractor = RebelExtractor(ExtractionConfig(extractor="rebel"), tokenizer=tokenizer, model=model, max_new_tokens=16, num_beams=2)
     decoded = extractor.generate(["christopher nolan directed inception ."])
     assert "<triplet>" in decoded[0] and "<obj>" in decoded[0]  # special tokens survive decoding
-    extraction = extractor.extract([ChunkInput("c1", "d1", "", "christopher nolan directed inception .")])
-    assert [(t.subject, t.relation, t.object, t.chunk_id, t.extractor) for t in extraction.triples] == [
+    extraction = extractor.extract([Passage("c1", "d1", "", "christopher nolan directed inception .")])
+    assert [(t.subject, t.relation, t.object, t.chunk_id, t.extractor) for t in extraction.edges] == [
         ("christopher nolan", "notable work", "inception", "c1", "rebel")
     ]
 

@@ -1,11 +1,11 @@
 from enrich_rag.extract.assemble import graph_tables
-from enrich_rag.extract.base import ChunkInput
-from enrich_rag.extract.spacy_extractor import COOCCURS, MENTIONS
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import COOCCURS, MENTIONS
 from enrich_rag.storage.ids import node_id
 
 
 def _triples(extractor, text, title="", chunk_id="c1"):
-    return extractor.extract([ChunkInput(chunk_id, "d1", title, text)]).triples
+    return extractor.extract([Passage(chunk_id, "d1", title, text)]).edges
 
 
 def test_svo_triple_with_provenance(spacy_extractor):
@@ -37,7 +37,7 @@ def test_cooccurrence_edges_link_entities_of_one_sentence(spacy_extractor):
 
 
 def test_title_in_running_text_is_the_title_node(spacy_extractor):
-    extraction = spacy_extractor.extract([ChunkInput("c1", "d1", "Closer (magazine)", "Closer is a weekly magazine. Closer was published in London.")])
+    extraction = spacy_extractor.extract([Passage("c1", "d1", "Closer (magazine)", "Closer is a weekly magazine. Closer was published in London.")])
     nodes, edges = graph_tables(extraction)
     names = set(nodes.column("name").to_pylist())
     assert "Closer (magazine)" in names and "Closer" not in names
@@ -49,8 +49,8 @@ def test_title_in_running_text_is_the_title_node(spacy_extractor):
 
 def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
     extraction = spacy_extractor.extract([
-        ChunkInput("c1", "d1", "", "The Beatles played in Hamburg."),
-        ChunkInput("c2", "d2", "", "Abbey Road is an album by the Beatles, recorded in London."),
+        Passage("c1", "d1", "", "The Beatles played in Hamburg."),
+        Passage("c2", "d2", "", "Abbey Road is an album by the Beatles, recorded in London."),
     ])
     nodes, edges = graph_tables(extraction)
     beatles = [r for r in nodes.to_pylist() if r["id"] == node_id("Beatles")]
@@ -60,5 +60,5 @@ def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
 
 
 def test_extraction_is_a_pure_function_of_the_batch(spacy_extractor):
-    chunks = [ChunkInput("c1", "d1", "Inception", "Christopher Nolan directed Inception.")]
+    chunks = [Passage("c1", "d1", "Inception", "Christopher Nolan directed Inception.")]
     assert spacy_extractor.extract(chunks) == spacy_extractor.extract(chunks)

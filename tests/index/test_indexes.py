@@ -2,9 +2,10 @@
 
 import duckdb
 
-from enrich_rag.build.summary import build_summary
+from enrich_rag.stages.summary import build_summary
 from enrich_rag.index.embeddings import open_index, search
-from enrich_rag.index.graph_index import search_graph, upsert_partition
+from enrich_rag.index.graph_index import search_graph
+from enrich_rag.storage.atomic import save_index
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
 
@@ -45,7 +46,10 @@ def test_upsert_adds_a_new_partition_without_rebuild(built_small):
         [{"id": nid, "name": "Zephyrine Quartzmoor", "type": "PERSON", "description": "A glassblower from Murano.", "aliases": []}],
         schema=NODES), pa.Table.from_pylist([], schema=EDGES))
     with GraphStore(config.paths.graph) as store:
-        assert upsert_partition(index, store, "enrich-1", config.paths.graph_index) == 1
+        docs = store.index_documents("enrich-1")
+        assert [d["id"] for d in docs] == [nid]
+        index.upsert(docs)
+        save_index(index, config.paths.graph_index)
     reloaded = open_index(config.paths.graph_index, config.embeddings)
     assert reloaded.count() == before + 1
     assert search_graph(reloaded, "glassblower from Murano", 1, config.embeddings)[0]["id"] == nid

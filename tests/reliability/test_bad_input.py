@@ -10,7 +10,6 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from enrich_rag.agent.enrich_graph import enrich_graph
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.cli.main import app
@@ -62,7 +61,7 @@ def test_missing_dvc_repo_fails_before_any_write(gap_config, embedded_llm, spacy
     config = dataclasses.replace(gap_config, paths=dataclasses.replace(gap_config.paths, dvc_root=str(tmp_path / "nowhere")))
     before = _fingerprint(config.paths.graph, config.paths.graph_index)
     with pytest.raises(StorageError, match="no DVC repository"):
-        enrich_graph("Where was the director of Inception born?", [], Resources(config, llm=embedded_llm, extractor=spacy_extractor), 2)
+        Agent(Resources(config, llm=embedded_llm, extractor=spacy_extractor)).enrich("Where was the director of Inception born?", [])
     assert committed_partitions(Path(config.paths.graph)) == ["seed"]
     assert _fingerprint(config.paths.graph, config.paths.graph_index) == before
 

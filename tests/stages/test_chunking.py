@@ -1,4 +1,4 @@
-from enrich_rag.build.chunking import chunk_document, split_sentences
+from enrich_rag.stages.chunking import chunk_document, split_sentences
 from enrich_rag.ingest.documents import Document, Section
 
 
@@ -43,6 +43,6 @@ def test_chunks_keep_section_and_never_cross_it():
 
 def test_chunk_ids_are_stable_and_unique():
     doc = _doc(("", "One. Two. Three. Four."))
-    first = [c.chunk_id for c in chunk_document(doc, 10)]
-    assert first == [c.chunk_id for c in chunk_document(doc, 10)]
+    first = [c.id for c in chunk_document(doc, 10)]
+    assert first == [c.id for c in chunk_document(doc, 10)]
     assert len(set(first)) == len(first) and first[0] == "d1::c0"

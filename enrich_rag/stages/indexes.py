@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from enrich_rag.build.corpus import read_chunks
 from enrich_rag.config import Config
 from enrich_rag.index.embeddings import build_index, dir_size
 from enrich_rag.index.graph_index import build_graph_index as _build_graph_index
 from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.passages import read_passages
 
 
 def corpus_documents(config: Config) -> list[dict]:
-    # The title goes into the indexed text as DPR does: many passages never repeat their subject.
-    return [
-        {"id": r["chunk_id"], "text": f"{r['title']}: {r['text']}" if r["title"] else r["text"], "title": r["title"], "doc_id": r["doc_id"]}
-        for r in read_chunks(config.paths.chunks).to_pylist()
-    ]
+    return [{"id": p.id, "text": p.content, "title": p.title, "doc_id": p.doc_id} for p in read_passages(config.paths.chunks)]
 
 
 def build_corpus_index(config: Config) -> dict[str, int]:

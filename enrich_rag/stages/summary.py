@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow.compute as pc
 from rich.table import Table
 
-from enrich_rag.build.corpus import read_chunks
 from enrich_rag.config import Config
 from enrich_rag.index.embeddings import dir_size
 from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.passages import read_chunks
 
 
 def build_summary(config: Config) -> dict:

@@ -1,0 +1,216 @@
+"""The enrichment commit protocol, in one place: partition -> graph index -> DVC, under one lock.
+
+Order of writes, each atomic: (1) the partition (its nodes folder rename is the commit point),
+(2) the graph index upsert + save, (3) the DVC record. The committed partitions are the truth:
+a crash after (1) leaves a partition that `reconcile` upserts and records on the next start; a
+crash before it leaves only a hidden staging folder that `reconcile` removes. A rollback uncommits
+first (the partition disappears for readers), then deletes its index rows, then its DVC record,
+so every crash point again leaves a state `reconcile` finishes. `verify` checks all of it.
+
+The writer never imports txtai: it is handed a way to open the graph index, and uses only
+`upsert`, `delete`, `search` and `save` on it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pyarrow as pa
+from filelock import FileLock
+
+from enrich_rag.errors import StorageError
+from enrich_rag.storage.atomic import recover, save_index
+from enrich_rag.storage.dvc_tracking import DvcRepo
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.partitions import (committed_partitions, partition_dir, remove_partition, remove_uncommitted,
+                                           write_partition)
+from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
+
+WRITE_LOCK = ".enrich.lock"
+MAX_INDEX_IDS = 10_000_000
+TABLES = ("nodes", "edges")
+
+
+@dataclass
+class Commit:
+    partition: str
+    nodes: int
+    edges: int
+    indexed: int = 0
+    dvc: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Reconciliation:
+    removed_leftovers: list[str] = field(default_factory=list)
+    reindexed: dict[str, int] = field(default_factory=dict)
+    deindexed: dict[str, int] = field(default_factory=dict)
+    recorded: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed_leftovers or self.reindexed or self.deindexed or self.recorded)
+
+
+class GraphWriter:
+    """Every write to the graph, its index and their DVC records goes through here."""
+
+    def __init__(self, graph_root: Path | str, index_path: Path | str, store: GraphStore, dvc: DvcRepo,
+                 open_index: Callable[[], Any]):
+        self.root = Path(graph_root)
+        self.index_path = Path(index_path)
+        self.store = store
+        self.dvc = dvc
+        self._open_index = open_index
+        self._index: Any = None
+        self._index_lock = threading.Lock()
+        self.root.mkdir(parents=True, exist_ok=True)
+        # One reentrant lock object per writer: a rollback runs reconcile while holding it.
+        self.lock = FileLock(str(self.root / WRITE_LOCK))
+        # Called between the partition commit and the index upsert; tests inject crashes here.
+        self.after_partition_write: Callable[[str], None] = lambda partition: None
+
+    @property
+    def index(self) -> Any:
+        with self._index_lock:
+            if self._index is None:
+                self._index = self._open_index()
+            return self._index
+
+    def reload_index(self) -> None:
+        with self._index_lock:
+            self._index = None
+
+    def _save_index(self) -> None:
+        save_index(self.index, self.index_path)
+
+    def _tracked(self, partitions: list[str]) -> list[Path]:
+        return [partition_dir(self.root, t, p) for p in partitions for t in TABLES]
+
+    def new_partition_id(self) -> str:
+        n = sum(p.startswith("enrich-") for p in committed_partitions(self.root)) + 1
+        return f"enrich-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{n}"
+
+    def require_dvc(self) -> None:
+        """Checked before anything is written: an enrichment DVC cannot record is not made at all."""
+        if not self.dvc.exists():
+            raise StorageError(f"no DVC repository at {self.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
+
+    def commit(self, nodes: pa.Table, edges: pa.Table) -> Commit:
+        """Write a new enrichment partition, index what it adds, record both with DVC."""
+        self.require_dvc()
+        with self.lock:
+            t0 = time.perf_counter()
+            partition = self.new_partition_id()
+            write_partition(self.root, partition, nodes, edges)
+            result = Commit(partition, nodes.num_rows, edges.num_rows)
+            result.seconds["write_partition"] = time.perf_counter() - t0
+            self.after_partition_write(partition)
+
+            t0 = time.perf_counter()
+            docs = self.store.index_documents(partition)
+            if docs:
+                self.index.upsert(docs)
+                self._save_index()
+            result.indexed = len(docs)
+            result.seconds["upsert"] = time.perf_counter() - t0
+
+            t0 = time.perf_counter()
+            result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path])
+            result.seconds["dvc"] = time.perf_counter() - t0
+        return result
+
+    def rollback(self, partition: str) -> dict[str, Any]:
+        """Remove one enrichment partition: its rows, its index entries and its DVC record."""
+        check_partition_id(partition)
+        if partition == SEED_PARTITION:
+            raise StorageError("the seed partition is a build output; rebuild with `dvc repro` instead of rolling it back")
+        with self.lock:
+            if partition not in committed_partitions(self.root):
+                raise StorageError(f"no partition '{partition}' (see `enrich-rag graph partitions`)")
+            ids = [d["id"] for d in self.store.index_documents(partition)]
+            remove_partition(self.root, partition)
+            self.index.delete(ids)
+            self._save_index()
+            if self.dvc.exists():
+                for path in self._tracked([partition]):
+                    self.dvc.forget(path)
+            # Nodes it introduced that a later partition also mentions are re-indexed under that one;
+            # the repair also records the new index version with DVC.
+            repair = self.reconcile(force_record=True)
+        return {"partition": partition, "index_rows_deleted": len(ids), "reindexed": repair.reindexed, "dvc": repair.recorded}
+
+    def indexed_ids(self) -> dict[str, set[str]]:
+        """Index row ids per enrichment partition, as the index holds them."""
+        rows = self.index.search("SELECT id, partition FROM txtai WHERE partition != 'seed'", limit=MAX_INDEX_IDS)
+        out: dict[str, set[str]] = {}
+        for row in rows:
+            out.setdefault(row["partition"], set()).add(row["id"])
+        return out
+
+    def reconcile(self, force_record: bool = False) -> Reconciliation:
+        """Bring the index and DVC back in line with the committed partitions (run at every start)."""
+        report = Reconciliation()
+        with self.lock:
+            # Before the index is opened: an interrupted save may have left it swapped out.
+            report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root)
+            committed = set(committed_partitions(self.root))
+            indexed = self.indexed_ids()
+            dirty = False
+            for partition in sorted(committed - {SEED_PARTITION}):
+                missing = [d for d in self.store.index_documents(partition) if d["id"] not in indexed.get(partition, set())]
+                if missing:
+                    self.index.upsert(missing)
+                    report.reindexed[partition] = len(missing)
+                    dirty = True
+            for partition, ids in indexed.items():
+                if partition not in committed:
+                    self.index.delete(sorted(ids))
+                    report.deindexed[partition] = len(ids)
+                    dirty = True
+            if dirty:
+                self._save_index()
+            enrichments = sorted(committed - {SEED_PARTITION})
+            if self.dvc.exists() and enrichments:
+                tracked = self._tracked(enrichments) + [self.index_path]
+                if force_record or dirty or not self.dvc.is_current(tracked):
+                    report.recorded = self.dvc.record(tracked)
+            elif self.dvc.exists() and force_record:
+                report.recorded = self.dvc.record([self.index_path])
+        return report
+
+    def verify(self) -> list[str]:
+        """What is inconsistent between partitions, index and DVC, one line each (empty: consistent)."""
+        problems = []
+        leftovers = [str(p) for p in self.root.rglob(".tmp-*")] + [str(p) for p in self.index_path.parent.glob(".tmp-*")]
+        if leftovers:
+            problems.append(f"leftovers: {leftovers[:2]}")
+        committed = committed_partitions(self.root)
+        indexed = self.indexed_ids()
+        for partition in committed:
+            if partition == SEED_PARTITION:
+                continue
+            expected = {d["id"] for d in self.store.index_documents(partition)}
+            if indexed.get(partition, set()) != expected:
+                problems.append(f"index rows of {partition}: {len(indexed.get(partition, set()))} != {len(expected)}")
+        orphans = set(indexed) - set(committed)
+        if orphans:
+            problems.append(f"index rows of missing partitions {sorted(orphans)}")
+        tracked = self._tracked([p for p in committed if p != SEED_PARTITION])
+        if tracked and not self.dvc.is_current(tracked + [self.index_path]):
+            problems.append("dvc records stale")
+        return problems
+
+    def partitions(self) -> list[dict[str, Any]]:
+        """Committed partitions with counts and how DVC versions each (seed: stage output)."""
+        rows = self.store.counts()["partitions"]
+        for row in rows:
+            row["dvc"] = "stage output" if row["partition"] == SEED_PARTITION else (
+                "dvc add" if self.dvc.is_tracked(partition_dir(self.root, "nodes", row["partition"])) else "untracked")
+        return rows

@@ -1,0 +1,111 @@
+"""Passages: the one type a chunk of text has from chunking to citations, and how online code looks them up.
+
+A chunk is written once by the `prepare_corpus` stage (`chunks.parquet`, column `chunk_id` for `id`),
+indexed, extracted, retrieved, ranked and cited: each of those steps reads and hands on a `Passage`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from enrich_rag.errors import StorageError
+from enrich_rag.storage.schema import CHUNKS
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    doc_id: str
+    title: str
+    text: str
+    section: str = ""
+    position: int = 0
+    partition: str = ""  # the graph partition whose facts it backs, where it came through the graph
+    score: float = 0.0  # retrieval score, normalised per search
+
+    @property
+    def content(self) -> str:
+        """Title and text, as DPR indexes a passage: many passages never repeat their subject."""
+        return f"{self.title}: {self.text}" if self.title else self.text
+
+    def scored(self, score: float) -> "Passage":
+        return dataclasses.replace(self, score=float(score))
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Passage":
+        return cls(row["chunk_id"], row["doc_id"], row["title"] or "", row["text"], row.get("section") or "",
+                   int(row.get("position") or 0))
+
+    def to_row(self) -> dict[str, Any]:
+        return {"chunk_id": self.id, "doc_id": self.doc_id, "title": self.title, "section": self.section,
+                "position": self.position, "text": self.text}
+
+
+def read_chunks(path: Path | str) -> pa.Table:
+    path = Path(path)
+    if not path.is_file():
+        raise StorageError(f"no chunks at {path} (run the prepare_corpus stage first)")
+    return pq.read_table(path, schema=CHUNKS)
+
+
+def read_passages(path: Path | str) -> list[Passage]:
+    return [Passage.from_row(r) for r in read_chunks(path).to_pylist()]
+
+
+class PassageStore:
+    """Chunks by id for online code, from an indexed in-memory DuckDB table.
+
+    The agent looks chunks up several times per question and a Parquet scan costs ~40 ms each; the
+    table is loaded once and reloaded when the file changes (a rebuilt corpus). Thread-safe: the
+    web server answers on a thread pool.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._con = None
+        self._signature: tuple[int, int] | None = None
+
+    def _table(self):
+        import duckdb
+
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError as exc:
+            raise StorageError(f"no chunks at {self.path} (run the prepare_corpus stage first)") from exc
+        signature = (stat.st_mtime_ns, stat.st_size)
+        if signature != self._signature:
+            con = duckdb.connect()
+            con.execute("CREATE TABLE chunks AS SELECT * FROM read_parquet(?)", [str(self.path)])
+            con.execute("CREATE INDEX chunks_id ON chunks (chunk_id)")
+            if self._con is not None:
+                self._con.close()
+            self._con, self._signature = con, signature
+        return self._con
+
+    def by_ids(self, ids: list[str]) -> list[Passage]:
+        """The passages found, in id order (unknown ids are skipped)."""
+        if not ids:
+            return []
+        with self._lock:
+            cursor = self._table().execute(
+                "SELECT * FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(ids)])
+            columns = [d[0] for d in cursor.description]
+            return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
+
+    def get(self, passage_id: str) -> Passage | None:
+        found = self.by_ids([passage_id])
+        return found[0] if found else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._con is not None:
+                self._con.close()
+                self._con, self._signature = None, None
