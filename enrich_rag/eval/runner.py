@@ -30,10 +30,12 @@ from enrich_rag.eval.report import write_report
 from enrich_rag.eval.settings import EvalConfig, eval_config
 from enrich_rag.storage.workspace import writable_copy
 from enrich_rag.llm.factory import make_llm
+from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.partitions import committed_partitions
 
 console = Console(stderr=True)
 PREDICTIONS = "predictions.jsonl"
+RESOLVED_CONFIG = "config.yaml"
 
 
 def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConfig]:
@@ -96,6 +98,17 @@ def check_fingerprint(run_dir: Path, current: str) -> None:
     path.write_text(current + "\n")
 
 
+def write_resolved_config(run_dir: Path, config: Config, ev: EvalConfig) -> None:
+    """The settings this run answered with, every default filled in, beside its results."""
+    import dataclasses
+
+    import yaml
+
+    data = dataclasses.asdict(config) | {"eval": dataclasses.asdict(ev)}
+    with atomic_file(run_dir / RESOLVED_CONFIG) as tmp:
+        tmp.write_text(yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False), encoding="utf-8")
+
+
 def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, ...]) -> dict[str, Any]:
     golds = list(item.answers)
     row: dict[str, Any] = {
@@ -126,6 +139,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     run_dir = ev.run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
     check_fingerprint(run_dir, fingerprint(config, ev))
+    write_resolved_config(run_dir, config, ev)
     out = run_dir / PREDICTIONS
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
 

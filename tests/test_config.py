@@ -1,0 +1,60 @@
+"""Config is strict: typos, wrong types, values out of bounds and unknown choices stop loading with one line."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from enrich_rag.config import AgentConfig, EvidenceConfig, config_from_dict, load_config
+from enrich_rag.errors import ConfigError
+from enrich_rag.serve import settings as web_settings
+from tests.conftest import PROJECT_ROOT
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"evidense": {"k": 2}}, "unknown section(s) evidense"),
+    ({"evidence": {"kk": 2}}, "unknown key(s) in 'evidence': kk"),
+    ({"agent": 5}, "section 'agent' must be a mapping"),
+    ({"agent": {"entry_points": "eight"}}, "agent.entry_points must be an integer, got 'eight'"),
+    ({"corpus": {"chunk_size": "800"}}, "corpus.chunk_size must be an integer"),
+    ({"agent": {"allow_enrich": 1}}, "agent.allow_enrich must be true or false"),
+    ({"evidence": {"candidates": 1_000_000_000}}, "evidence.candidates must be >= 1 and <= 200"),
+    ({"evidence": {"k": 0}}, "evidence.k must be >= 1"),
+    ({"agent": {"max_iterations": -1}}, "agent.max_iterations must be >= 1"),
+    ({"agent": {"ppl_threshold": 1.0}}, "agent.ppl_threshold must be > 1.0"),
+    ({"extraction": {"seed_share": 0}}, "extraction.seed_share must be > 0.0"),
+    ({"agent": {"expansion": "magic"}}, "agent.expansion must be one of llm, template"),
+    ({"llm": {"backend": "gpt"}}, "llm.backend must be one of embedded, hf, openai"),
+    ({"extraction": {"skip_labels": [1, 2]}}, "extraction.skip_labels must be a list of strings"),
+])
+def test_bad_values_are_refused_with_one_line(data, message):
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(data)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_open_ended_choice_and_other_sections_pass():
+    config = config_from_dict({"evidence": {"rerank": "models/my-cross-encoder"}, "eval": {"anything": 1},
+                               "agent": {"ppl_threshold": 2}})
+    assert config.evidence.rerank == "models/my-cross-encoder" and config.agent.ppl_threshold == 2
+
+
+def test_project_params_and_every_overlay_load():
+    for overlay in [None, *sorted((PROJECT_ROOT / "configs").glob("*.yaml"))]:
+        load_config(PROJECT_ROOT / "params.yaml", overlay)
+
+
+def test_a_typo_in_an_overlay_names_the_key(tmp_path: Path):
+    overlay = tmp_path / "mine.yaml"
+    overlay.write_text(yaml.safe_dump({"evidence": {"replacment_threshold": 0.2}}))
+    with pytest.raises(ConfigError, match="replacment_threshold"):
+        load_config(PROJECT_ROOT / "params.yaml", overlay)
+
+
+def test_web_settings_take_their_bounds_from_the_config_fields():
+    defaults = web_settings.from_configs(AgentConfig(), EvidenceConfig())
+    assert defaults.k == EvidenceConfig().k
+    assert web_settings.SettingsUpdate(k=20).k == 20
+    for bad in ({"k": 21}, {"candidates": 0}, {"ppl_threshold": 1.0}, {"rerank": "models/x"}, {"nope": 1}):
+        with pytest.raises(ValueError):
+            web_settings.SettingsUpdate(**bad)
