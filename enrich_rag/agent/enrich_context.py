@@ -44,44 +44,64 @@ class Subgraph:
         return {"nodes": self.nodes, "edges": [dataclasses.asdict(f) for f in self.facts], "entry_ids": self.entry_ids}
 
 
-def enrich_context(
-    query: str, store: GraphStore, graph_index, config: AgentConfig, embeddings: EmbeddingsConfig, entry_points: int
-) -> Subgraph:
-    hits = search_graph(graph_index, query, entry_points, embeddings)
-    entry_scores: dict[str, float] = {}
-    hit_edges = [h["id"] for h in hits if h.get("kind") == "edge"]
+@dataclass
+class PrizedGraph:
+    """The candidate neighbourhood as PCST reads it: nodes by index, prizes and costs per edge."""
+
+    node_ids: list[str]
+    names: dict[str, str]
+    node_prizes: list[float]
+    edges: list[tuple[int, int]]
+    edge_rows: list[dict[str, Any]]
+    edge_prizes: list[float]
+    edge_costs: list[float]
+
+
+def entry_scores(hits: list[dict[str, Any]], store: GraphStore) -> tuple[dict[str, float], dict[str, float]]:
+    """Graph-index hits -> score per entry node (a hit edge lends its score to both ends), and per hit edge."""
+    nodes: dict[str, float] = {}
     for h in hits:
         if h.get("kind") == "node":
-            entry_scores[h["id"]] = max(entry_scores.get(h["id"], 0.0), float(h["score"]))
-    edge_hit_scores = {h["id"]: float(h["score"]) for h in hits if h.get("kind") == "edge"}
-    for edge in store.edges_by_ids(hit_edges):
+            nodes[h["id"]] = max(nodes.get(h["id"], 0.0), float(h["score"]))
+    edge_hits = {h["id"]: float(h["score"]) for h in hits if h.get("kind") == "edge"}
+    for edge in store.edges_by_ids(list(edge_hits)):
         for end in (edge["src"], edge["dst"]):
-            entry_scores[end] = max(entry_scores.get(end, 0.0), edge_hit_scores.get(edge["id"], 0.0))
-    if not entry_scores:
-        return Subgraph()
+            nodes[end] = max(nodes.get(end, 0.0), edge_hits.get(edge["id"], 0.0))
+    return nodes, edge_hits
 
-    hood = store.neighbors(list(entry_scores), limit=config.neighbor_limit)
-    edges = {e["id"]: e for e in hood.edges}
-    names = hood.node_names()
+
+def prize_graph(query: str, edges: list[dict[str, Any]], names: dict[str, str], entries: dict[str, float],
+                edge_hits: dict[str, float], edge_cost: float) -> PrizedGraph:
+    """Node prize = entry score + lexical relevance of its name; edge prize = relevance of its sentence
+    (plus its own search score) x confidence; edge cost falls with relevance, structural edges cost more."""
     node_ids = sorted(names)
     index = {nid: i for i, nid in enumerate(node_ids)}
     words = content_words(query)
-
-    node_prizes = [entry_scores.get(nid, 0.0) + overlap(words, names[nid]) for nid in node_ids]
-    edge_list, edge_rows, edge_prizes, edge_costs = [], [], [], []
-    for e in edges.values():
-        relevance = overlap(words, e["evidence"]) + edge_hit_scores.get(e["id"], 0.0)
-        cost = config.edge_cost * (1.0 - min(relevance, 0.9))
+    graph = PrizedGraph(node_ids, names, [entries.get(nid, 0.0) + overlap(words, names[nid]) for nid in node_ids],
+                        [], [], [], [])
+    for e in {e["id"]: e for e in edges}.values():
+        relevance = overlap(words, e["evidence"]) + edge_hits.get(e["id"], 0.0)
+        cost = edge_cost * (1.0 - min(relevance, 0.9))
         if e["relation"] in STRUCTURAL_RELATIONS:
             cost *= STRUCTURAL_COST_FACTOR
-        edge_list.append((index[e["src"]], index[e["dst"]]))
-        edge_rows.append(e)
-        edge_prizes.append(relevance * float(e["confidence"]))
-        edge_costs.append(cost)
+        graph.edges.append((index[e["src"]], index[e["dst"]]))
+        graph.edge_rows.append(e)
+        graph.edge_prizes.append(relevance * float(e["confidence"]))
+        graph.edge_costs.append(cost)
+    return graph
 
-    result = solve_pcst(len(node_ids), edge_list, node_prizes, edge_prizes, edge_costs, config.max_nodes, config.max_edges)
-    facts = [Edge.from_row(edge_rows[i], edge_prizes[i] + node_prizes[edge_list[i][0]] + node_prizes[edge_list[i][1]])
+
+def enrich_context(
+    query: str, store: GraphStore, graph_index, config: AgentConfig, embeddings: EmbeddingsConfig, entry_points: int
+) -> Subgraph:
+    entries, edge_hits = entry_scores(search_graph(graph_index, query, entry_points, embeddings), store)
+    if not entries:
+        return Subgraph()
+    hood = store.neighbors(list(entries), limit=config.neighbor_limit)
+    g = prize_graph(query, hood.edges, hood.node_names(), entries, edge_hits, config.edge_cost)
+    result = solve_pcst(len(g.node_ids), g.edges, g.node_prizes, g.edge_prizes, g.edge_costs, config.max_nodes, config.max_edges)
+    facts = [Edge.from_row(g.edge_rows[i], g.edge_prizes[i] + g.node_prizes[g.edges[i][0]] + g.node_prizes[g.edges[i][1]])
              for i in result.edges]
     facts.sort(key=lambda f: (-f.score, f.id))
-    nodes = [{"id": node_ids[i], "name": names[node_ids[i]], "prize": round(node_prizes[i], 4)} for i in result.nodes]
-    return Subgraph(nodes, facts, sorted(entry_scores), (len(node_ids), len(edge_rows)))
+    nodes = [{"id": g.node_ids[i], "name": g.names[g.node_ids[i]], "prize": round(g.node_prizes[i], 4)} for i in result.nodes]
+    return Subgraph(nodes, facts, sorted(entries), (len(g.node_ids), len(g.edge_rows)))

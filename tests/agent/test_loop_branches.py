@@ -1,0 +1,135 @@
+"""Every branch of the agent loop, with a scripted LLM over a real small graph (DuckDB, txtai, DVC).
+
+The LLM is scripted (see tests/scripted_llm.py); everything else is real. Fast: one build per
+module, and each test that writes works on its own copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+
+from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, UNDER_THRESHOLD, Sufficiency,
+                                          analyze_decide, check_sufficiency, converged, evidence_text)
+from enrich_rag.storage.partitions import committed_partitions
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+from enrich_rag.storage.workspace import writable_copy
+from tests.scripted_llm import ScriptedLLM
+
+QUESTION = "Where was the director of Inception born?"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, spacy_extractor):
+    """Corpus and indexes of the five-document corpus; the seed graph leaves out the Christopher Nolan page."""
+    from tests.conftest import SMALL_CORPUS, write_jsonl
+    from enrich_rag.config import CorpusConfig, load_config
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.passages import read_passages
+    from tests.conftest import PROJECT_ROOT
+
+    tmp = tmp_path_factory.mktemp("world")
+    base = load_config(PROJECT_ROOT / "params.yaml")
+    paths = dataclasses.replace(base.paths, root=str(tmp), chunks=str(tmp / "chunks.parquet"), corpus_index=str(tmp / "corpus"),
+                                graph=str(tmp / "graph"), graph_index=str(tmp / "graph_index"))
+    config = dataclasses.replace(base, paths=paths, corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
+                                 agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2))
+    prepare_corpus(config)
+    build_corpus_index(config)
+    build_seed_graph(config, extractor=spacy_extractor,
+                     chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
+    build_graph_index(config)
+    return config
+
+
+def _agent(config, tmp_path, spacy_extractor, script, **agent):
+    copy = writable_copy(config, tmp_path / "copy")
+    resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
+    return Agent(resources, dataclasses.replace(copy.agent, **agent)), resources
+
+
+def _outputs(answer, tool):
+    return [s.outputs for s in answer.trace.steps if s.tool == tool]
+
+
+def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
+    answer = agent.answer(QUESTION)
+    assert answer.trace.tools() == ["AnalyzeQuery", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert _outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
+    assert _outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
+    assert answer.sufficient and answer.answer == "London" and answer.citations
+
+
+def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)])
+    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)  # facts widen with the entry points
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    checks = _outputs(answer, "CheckSufficiency")
+    assert 1 <= len(checks) <= 2
+    if len(checks) == 2:  # a wider search found more facts: the gain of 1% is under min_gain
+        assert checks[-1]["reason"] == CONVERGED
+    decide = _outputs(answer, "AnalyzeDecide")[0]
+    assert decide == {"reason": "enrichment disabled", "decision": ANSWER_UNSURE}
+    assert not answer.sufficient and "EnrichGraph" not in answer.trace.tools()
+
+
+def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)], min_gain=0.0)
+    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    answers = [o["answer"] for o in _outputs(answer, "CheckSufficiency")]
+    assert answer.answer == min(zip([8.0, 3.0, 6.0], answers))[1]
+    assert math.isclose(answer.perplexity, {"Paris": 8.0, "London": 3.0, "Rome": 6.0}[answer.answer], rel_tol=1e-6)
+
+
+def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, spacy_extractor):
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)],
+                              max_enrich_rounds=1, max_iterations=1)
+    answer = agent.answer(QUESTION)
+    assert answer.trace.tools() == ["AnalyzeQuery", "EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph",
+                                    "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    enriched = _outputs(answer, "EnrichGraph")[0]
+    assert enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
+    assert any(c.startswith("nolan::") for c in enriched["new_chunks"]) and enriched["indexed"] > 0
+    assert answer.trace.partitions_written == [enriched["partition"]]
+    assert answer.answer == "London" and answer.sufficient  # the retry's answer, not the first round's
+    assert resources.writer.verify() == []
+
+
+def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, spacy_extractor):
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=0, max_iterations=1)
+    answer = agent.answer(QUESTION)
+    assert _outputs(answer, "AnalyzeDecide")[0] == {"reason": "max_enrich_rounds reached", "decision": ANSWER_UNSURE}
+    # Enrich twice by hand: the second finds every chunk of its query already extracted.
+    first, second = agent.enrich("Christopher Nolan", []), agent.enrich("Christopher Nolan", [])
+    assert first.partition and not second.partition and second.record()["reason"] == "no uncovered chunks found"
+
+
+def test_check_sufficiency_reads_passages_and_facts_alike():
+    llm = ScriptedLLM([("London", 1.5)])
+    passage = Passage("nolan::c0", "nolan", "Christopher Nolan", "Nolan was born in London.")
+    fact = Edge("Nolan", "born in", "London", "Nolan was born in London in 1970.", "nolan::c0", "nolan")
+    result = check_sufficiency(llm, QUESTION, [passage, fact], 8)
+    assert result.answer == "London" and math.isclose(result.perplexity, 1.5) and result.evidence == (passage, fact)
+    assert "Christopher Nolan: Nolan was born in London." in llm.prompts[0]
+    assert "Nolan was born in London in 1970." in llm.prompts[0]
+    assert evidence_text(passage) == passage.content and evidence_text(fact) == fact.evidence
+
+
+def test_converged_and_decide():
+    def hist(*ppl):
+        return [Sufficiency("a", p, ()) for p in ppl]
+
+    assert not converged(hist(5.0), 0.05)
+    assert converged(hist(5.0, 4.9), 0.05) and not converged(hist(5.0, 4.0), 0.05)
+    assert converged(hist(math.inf, math.inf), 0.05) and not converged(hist(math.inf, 3.0), 0.05)
+    assert analyze_decide(1.4, 1.5) == ANSWER and analyze_decide(1.5, 1.5) != ANSWER
