@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up and entry point for a fresh machine.
 #   scripts/run.sh demo   create .venv, install, run the offline build (`dvc repro`), print a summary
-#   scripts/run.sh test   create .venv if needed, install, run the test suite
+#   scripts/run.sh test   create .venv if needed, install, run the whole test suite (what CI runs)
+#   scripts/run.sh fast   the same, without the tests marked slow (real model, full builds): under a minute
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-demo}"
@@ -30,8 +31,11 @@ case "$mode" in
   test)
     python -m pytest -q
     ;;
+  fast)
+    python -m pytest -q -m "not slow"
+    ;;
   *)
-    echo "usage: scripts/run.sh [demo|test]" >&2
+    echo "usage: scripts/run.sh [demo|test|fast]" >&2
     exit 2
     ;;
 esac

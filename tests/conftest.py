@@ -13,6 +13,13 @@ from enrich_rag.storage.dvc_tracking import DvcRepo
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
+
+def pytest_collection_modifyitems(items):
+    """A test that loads the real embedded model is slow by definition (`-m "not slow"` skips it)."""
+    for item in items:
+        if "embedded_llm" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
 SMALL_CORPUS = [
     {"id": "inception", "title": "Inception",
      "text": "Inception is a 2010 science fiction film. Christopher Nolan directed Inception. "

@@ -1,3 +1,5 @@
+import dataclasses
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -116,3 +118,15 @@ def test_empty_or_corrupt_graph_gives_clear_errors(tmp_path, graph):
     (graph / "edges/partition=seed/part-0.parquet").write_bytes(b"not parquet at all")
     with pytest.raises(StorageError, match="cannot read graph partitions"):
         GraphStore(graph)
+
+
+def test_one_edge_model_round_trips_through_the_parquet_schema():
+    from enrich_rag.storage.schema import EDGES, Edge
+
+    edge = Edge("Christopher Nolan", "directed", "Inception", "Nolan directed Inception.", "inception::c0", "inception",
+                confidence=0.8, extractor="spacy", id="e1", src="n1", dst="n2")
+    row = edge.to_row()
+    assert list(row) == EDGES.names
+    back = Edge.from_row(row | {"partition": "seed"}, score=0.5)
+    assert back == dataclasses.replace(edge, partition="seed", score=0.5)
+    assert back.triple == "Christopher Nolan directed Inception"
