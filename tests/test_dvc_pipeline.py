@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
@@ -20,6 +21,7 @@ def _dvc(repo: Path, *args: str) -> str:
     return result.stdout + result.stderr
 
 
+@pytest.mark.slow  # `dvc repro` of every stage, twice
 def test_dvc_repro_builds_skips_and_reruns_on_param_change(tmp_path):
     repo = tmp_path / "project"
     repo.mkdir()

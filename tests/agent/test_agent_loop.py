@@ -112,6 +112,7 @@ def test_bad_questions_are_rejected_with_one_line(gap_config, embedded_llm, spac
         Agent(_resources(gap_config, embedded_llm, spacy_extractor)).answer(bad)
 
 
+@pytest.mark.slow  # the CLI loads the real model
 def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     """The typer CLI end to end on the small graph (loads the cached embedded model itself)."""
     import json

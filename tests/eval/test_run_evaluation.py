@@ -35,6 +35,7 @@ def _rows(run_dir):
     return [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow  # a full dataset build and the real model
 def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monkeypatch):
     real = runner.make_method
     calls = {"n": 0}

@@ -50,6 +50,7 @@ def _select(pooled, nlp, question, **overrides):
 
 
 @pytest.mark.parametrize("index, bridge", [(11, "Vydūnas"), (15, "Commercial Solvents Corporation")])
+@pytest.mark.slow  # builds a 400-passage index
 def test_bridge_found_and_micro_query_brings_second_hop(pooled, nlp, questions, index, bridge):
     question = questions[index]
     analysis, selection = _select(pooled, nlp, question)
@@ -66,6 +67,7 @@ def test_bridge_found_and_micro_query_brings_second_hop(pooled, nlp, questions, 
     assert plain.record["stop_reason"] == "micro_queries_off"
 
 
+@pytest.mark.slow  # builds a 400-passage index
 def test_comparison_is_split_per_entity(pooled, nlp, questions):
     question = questions[0]  # Which continent are both magazines, Sayidaty and Closer published?
     analysis, selection = _select(pooled, nlp, question)
@@ -75,6 +77,7 @@ def test_comparison_is_split_per_entity(pooled, nlp, questions):
     assert "Sayidaty" in [p.title for p in selection.passages]
 
 
+@pytest.mark.slow  # builds a 400-passage index
 def test_selection_stops_with_a_recorded_reason(pooled, nlp, questions):
     reasons = set()
     for question in questions[:10]:

@@ -68,6 +68,7 @@ def tiny_rebel():
     return tokenizer, model
 
 
+@pytest.mark.slow  # trains a tiny BART
 def test_generation_path_end_to_end_on_a_tiny_bart(tiny_rebel):
     tokenizer, model = tiny_rebel
     extractor = RebelExtractor(ExtractionConfig(extractor="rebel"), tokenizer=tokenizer, model=model, max_new_tokens=16, num_beams=2)

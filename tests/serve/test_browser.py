@@ -51,6 +51,7 @@ def server(gap_config, tmp_path):
         log.close()
 
 
+@pytest.mark.slow  # a served app with the real model, in Chromium
 def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
