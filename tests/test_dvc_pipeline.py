@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from enrich_rag.storage.dvc_tracking import DvcRepo
 from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
 
 
@@ -34,7 +35,7 @@ def test_dvc_repro_builds_skips_and_reruns_on_param_change(tmp_path):
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
     (repo / "data").mkdir()
     write_jsonl(repo / "data/small.jsonl", SMALL_CORPUS)
-    _dvc(repo, "init", "--no-scm", "-q")
+    DvcRepo(repo).init()
 
     first = _dvc(repo, "repro", "summary")
     for stage in ("prepare_corpus", "build_corpus_index", "build_seed_graph", "build_graph_index", "summary"):

@@ -23,11 +23,9 @@ ANSWER = "answer"
 ENRICH = "enrich"
 ANSWER_UNSURE = "answer_unsure"
 
-# Why a search round stopped.
+# Why a search round stopped early.
 UNDER_THRESHOLD = "under_threshold"
 CONVERGED = "converged"
-NOTHING_NEW = "nothing_new"
-MAX_ITERATIONS = "max_iterations"
 
 
 def evidence_text(source: Evidence) -> str:
