@@ -67,6 +67,7 @@ class LLMConfig:
     model: str = ""  # hf: hub name or local folder; openai: the server's model name; llamacpp: a GGUF path or a shipped name (LLAMACPP_MODELS)
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"
+    endpoint: str = choice("completions", "chat")  # openai: chat for servers that only offer chat completions
     api_key: str = ""
     timeout_s: float = bounded(60.0, gt=0.0, le=3600.0)
     retries: int = bounded(2, ge=0, le=10)

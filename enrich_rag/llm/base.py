@@ -13,6 +13,10 @@ from typing import Protocol, Sequence
 from enrich_rag.errors import EnrichRagError
 
 
+TOP_LOGPROBS = 20  # alternatives per position a continuation is looked up in (servers cap this near 20)
+FLOOR_LOGPROB = -30.0  # a continuation token outside the top alternatives
+
+
 class LLMError(EnrichRagError):
     pass
 
@@ -40,6 +44,13 @@ def perplexity(token_logprobs: Sequence[float]) -> float:
     if not token_logprobs:
         return math.inf
     return math.exp(-sum(token_logprobs) / len(token_logprobs))
+
+
+def continuing_token(alternatives: Sequence[dict], rest: str) -> dict | None:
+    """Among one position's top alternatives (OpenAI `top_logprobs` entries), the longest token that
+    continues `rest`: how a continuation is scored where the server cannot echo prompt log-probs."""
+    options = [a for a in alternatives if a.get("token") and rest.startswith(a["token"])]
+    return max(options, key=lambda a: len(a["token"])) if options else None
 
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:

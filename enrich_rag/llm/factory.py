@@ -45,7 +45,8 @@ def make_llm(config: LLMConfig) -> LLM:
             raise ConfigError("llm.backend 'openai' needs llm.model (the server's model name)")
         from enrich_rag.llm.openai_backend import OpenAICompatibleLLM
 
-        return OpenAICompatibleLLM(config.base_url, config.model, config.api_key, config.timeout_s, config.retries, seed=config.seed)
+        return OpenAICompatibleLLM(config.base_url, config.model, config.api_key, config.timeout_s, config.retries,
+                                   seed=config.seed, endpoint=config.endpoint)
     if config.backend == "llamacpp":
         from enrich_rag.llm.llamacpp_backend import LlamaCppLLM
 

@@ -18,10 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.llm.base import Generation, LLMError, cut_at_stop
-
-TOP_LOGPROBS = 20  # alternatives per position `score` looks through for the continuation's token
-FLOOR_LOGPROB = -30.0  # a continuation token outside the top alternatives
+from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, continuing_token, cut_at_stop
 
 
 def _xllamacpp():
@@ -91,13 +88,10 @@ class LlamaCppLLM:
         while len(done) < len(continuation):
             choice = self._complete({"prompt": prompt + done, "max_tokens": 1, "logprobs": TOP_LOGPROBS})
             content = (choice.get("logprobs") or {}).get("content") or []
-            rest = continuation[len(done):]
-            options = [t for t in (content[0].get("top_logprobs") or []) if t["token"] and rest.startswith(t["token"])] \
-                if content else []
-            if not options:
+            best = continuing_token(content[0].get("top_logprobs") or [], continuation[len(done):]) if content else None
+            if best is None:
                 scores.append(FLOOR_LOGPROB)
                 break
-            best = max(options, key=lambda t: len(t["token"]))
             scores.append(float(best["logprob"]))
             done += best["token"]
         return scores

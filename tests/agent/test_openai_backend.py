@@ -18,8 +18,9 @@ from enrich_rag.llm.openai_backend import OpenAICompatibleLLM
 
 
 class _Server:
-    def __init__(self, failures: int = 0, logprobs: bool = True, delay_s: float = 0.0):
+    def __init__(self, failures: int = 0, logprobs: bool = True, delay_s: float = 0.0, chat_only: bool = False):
         self.failures, self.logprobs, self.delay_s, self.requests = failures, logprobs, delay_s, []
+        self.chat_only = chat_only
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,7 +37,15 @@ class _Server:
                     return
                 if outer.delay_s:
                     threading.Event().wait(outer.delay_s)
-                payload = json.dumps({"choices": [outer.complete(body)]}).encode()
+                if self.path.endswith("/chat/completions"):
+                    choice = outer.chat(body)
+                elif outer.chat_only:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                else:
+                    choice = outer.complete(body)
+                payload = json.dumps({"choices": [choice]}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
@@ -68,6 +77,14 @@ class _Server:
             tokens, offsets, lps, text = [" London"], [len(prompt)], [-0.1], generated
         logprobs = {"tokens": tokens, "token_logprobs": lps, "text_offset": offsets} if self.logprobs else None
         return {"text": text, "logprobs": logprobs, "index": 0}
+
+    def chat(self, body: dict) -> dict:
+        """Chat API with token log-probs: the reply to a question is "London" (two tokens)."""
+        tokens = [("Lon", -0.2), ("don", -0.1)][: body["max_tokens"]]
+        top = [{"token": "Yes", "logprob": -0.3}, {"token": "No", "logprob": -1.5}, {"token": "Lon", "logprob": -0.2}]
+        content = [{"token": t, "logprob": lp, "top_logprobs": top[: body.get("top_logprobs", 0)]} for t, lp in tokens]
+        return {"message": {"role": "assistant", "content": "".join(t for t, _ in tokens)},
+                "logprobs": {"content": content} if self.logprobs else None, "index": 0}
 
     def close(self):
         self.httpd.shutdown()
@@ -125,3 +142,29 @@ def test_down_or_slow_server_fails_with_one_line():
         slow.close()
     with pytest.raises(LLMError, match=r"127\.0\.0\.1:9/v1/completions failed after 1 attempt"):
         OpenAICompatibleLLM("http://127.0.0.1:9/v1", "m", timeout_s=1, retries=0).generate("x")
+
+
+def test_chat_only_server_gives_answers_perplexity_and_yes_no_scores():
+    srv = _Server(chat_only=True)
+    try:
+        llm = OpenAICompatibleLLM(srv.url, "qwen", timeout_s=5, endpoint="chat")
+        gen = llm.generate("Where was he born?", max_new_tokens=8)
+        assert gen.text == "London" and gen.token_logprobs == [-0.2, -0.1]
+        path, body = srv.requests[-1]
+        assert path == "/v1/chat/completions" and body["logprobs"] is True and "echo" not in body
+        assert body["messages"] == [{"role": "user", "content": "Where was he born?"}]
+        assert llm.score("Does it help?", " Yes") == [-0.3] and llm.score("Does it help?", " No") == [-1.5]
+        assert llm.score("Does it help?", " Maybe") == [-30.0]  # not among the top alternatives
+        with pytest.raises(LLMError, match="HTTP 404"):
+            OpenAICompatibleLLM(srv.url, "qwen", timeout_s=5, retries=0).generate("x")  # completions: not offered
+    finally:
+        srv.close()
+
+
+def test_chat_server_without_logprobs_is_a_clear_error():
+    srv = _Server(chat_only=True, logprobs=False)
+    try:
+        with pytest.raises(LLMError, match="returned no log-probs on /chat/completions"):
+            OpenAICompatibleLLM(srv.url, "m", timeout_s=5, endpoint="chat").generate("a")
+    finally:
+        srv.close()
