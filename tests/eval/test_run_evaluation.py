@@ -85,6 +85,9 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     config = load_config(PROJECT_ROOT / "params.yaml", overlay)
     ev = eval_config(yaml.safe_load(overlay.read_text()), PROJECT_ROOT)
     assert fingerprint(config, ev) == (run_dir / "fingerprint.txt").read_text().strip()
+    resolved = yaml.safe_load((run_dir / "config.yaml").read_text())  # every setting the run answered with
+    assert resolved["evidence"]["k"] == config.evidence.k and resolved["eval"]["sample"] == ev.sample
+    assert resolved["llm"]["backend"] == config.llm.backend and set(resolved) >= {"agent", "paths", "embeddings"}
     check_fingerprint(run_dir, "0" * 12)
     assert not (run_dir / "predictions.jsonl").exists() and len(list(run_dir.glob("predictions.*.jsonl"))) == 1
     table = (run_dir / "table.md").read_text()
