@@ -107,7 +107,7 @@ class EvidenceConfig:
     entity_first: bool = True  # off: the answer prompt gets the PCST subgraph's facts, as before
     candidates: int = bounded(10, ge=1, le=200)  # top-K candidates reranked; the best k = K/5 go to the generator
     k: int = bounded(2, ge=1, le=20)  # fixed evidence budget (passages) handed to the generator
-    rerank: str = choice("entity", "llm", "none", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
+    rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     micro_queries: bool = True  # search for missing entities / bridges and swap them in
     bridges: bool = True  # look for intermediate entities in the evidence
     max_bridges: int = bounded(3, ge=0, le=20)
