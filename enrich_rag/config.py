@@ -63,8 +63,9 @@ class ExtractionConfig:
 
 @dataclass(frozen=True)
 class LLMConfig:
-    backend: str = choice("embedded", "hf", "openai", "llamacpp")  # embedded (Gemma 3 270M GGUF from PyPI, transformers) | hf (name or folder) | openai (HTTP server) | llamacpp (a GGUF on llama.cpp)
-    model: str = ""  # hf: hub name or local folder; openai: the server's model name; llamacpp: a GGUF path or a shipped name (LLAMACPP_MODELS)
+    backend: str = choice("llamacpp", "embedded", "hf", "openai")  # llamacpp (a GGUF on llama.cpp) | embedded (Gemma 3 270M, transformers) | hf (name or folder) | openai (HTTP server)
+    model: str = "qwen2.5-coder-1.5b-instruct"  # llamacpp: a shipped name (llm/models.py) or a GGUF path; hf: hub name or folder; openai: the server's model name
+    prompts: str = choice("auto", "completion", "chat")  # auto: chat turns for instruct models and chat endpoints, few-shot completion for base models
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"
     endpoint: str = choice("completions", "chat")  # openai: chat for servers that only offer chat completions
@@ -87,7 +88,7 @@ class AgentConfig:
     context_facts: int = bounded(10, ge=1, le=50)  # evidence sentences shown to the LLM
     max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency rounds, each widening the entry points
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
-    ppl_threshold: float = bounded(1.5, gt=1.0, le=1e6)  # AnalyzeDecide: answer under this (calibrated, see params.yaml)
+    ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
     enrich_chunks: int = bounded(4, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
     allow_enrich: bool = True

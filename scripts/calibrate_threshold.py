@@ -5,7 +5,10 @@ gold answers) are recorded; for each candidate threshold the table shows how man
 accepted and how many of those are correct. The chosen threshold is the largest one whose accepted
 answers are at least as accurate as `--target` (default: twice the overall accuracy, capped at 0.8).
 
-    python scripts/calibrate_threshold.py --questions 60 --out bench_results/ppl_calibration.json
+    python scripts/calibrate_threshold.py --questions 60   # -> bench_results/ppl_calibration_<llm.model>.json
+
+Copy the chosen value into `SHIPPED` (enrich_rag/llm/models.py) for a shipped model, or set
+`agent.ppl_threshold` for your own.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import load_config
 from enrich_rag.eval.metrics import token_f1
+from enrich_rag.llm.models import model_name
 
-CANDIDATES = (1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 8.0, 12.0)
+CANDIDATES = (1.02, 1.05, 1.1, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 8.0, 12.0)
 
 
 def main() -> None:
@@ -32,11 +36,13 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--offset", type=int, default=100, help="skip the questions the latency benchmark uses")
     parser.add_argument("--target", type=float, default=None)
-    parser.add_argument("--out", default="bench_results/ppl_calibration.json")
+    parser.add_argument("--out", default=None, help="default: bench_results/ppl_calibration_<llm.model>.json")
     args = parser.parse_args()
     config = load_config(args.params)
+    out = Path(args.out or f"bench_results/ppl_calibration_{model_name(config.llm)}.json")
     rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
     rows = rows[args.offset : args.offset + args.questions]
+    # Calibrate the model's own scale: an explicit agent.ppl_threshold plays no part here.
     agent = Agent(Resources(config))
     records = []
     for row in tqdm(rows, desc="calibrating", unit="q"):
@@ -61,8 +67,7 @@ def main() -> None:
             chosen = t
     Console().print(table)
     Console().print(f"target accuracy {target:.2f} -> chosen threshold {chosen}")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"overall_accuracy": overall, "target": target, "chosen": chosen,
+XX: overall, "target": target, "chosen": chosen,
                                           "sweep": sweep, "records": records}, indent=2) + "\n")
 
 

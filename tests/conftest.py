@@ -63,6 +63,7 @@ def small_config(tmp_path: Path) -> Config:
     config = dataclasses.replace(
         base,
         corpus=CorpusConfig(source=str(source), format="jsonl", chunk_size=400),
+        llm=dataclasses.replace(base.llm, backend="embedded"),  # the agent tests read with Gemma 270M (`embedded_llm`)
         paths=dataclasses.replace(
             base.paths,
             root=str(tmp_path / "data"),
@@ -94,8 +95,9 @@ def built_small(small_config, spacy_extractor):
 def embedded_llm():
     from enrich_rag.llm.factory import make_llm
 
-    # First run dequantises the shipped GGUF (~60 s) and caches it; later runs load in seconds.
-    return make_llm(LLMConfig())
+    # Gemma 270M through transformers: the small model the real-model tests run on. The first run
+    # dequantises the shipped GGUF (~60 s) and caches it; later runs load in seconds.
+    return make_llm(LLMConfig(backend="embedded"))
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import math
 from typing import Sequence
 
 from enrich_rag.llm.base import Generation
+from enrich_rag.llm.prompts import as_text
 
 
 class ScriptedLLM:
@@ -20,10 +21,10 @@ class ScriptedLLM:
         self.script = list(script)  # (answer, perplexity) per answer call; the last one repeats
         self.prompts: list[str] = []
 
-    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
-        self.prompts.append(prompt)
+    def generate(self, prompt, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+        self.prompts.append(as_text(prompt))
         text, ppl = self.script[min(len(self.prompts) - 1, len(self.script) - 1)]
         return Generation(text, [-math.log(ppl)] if math.isfinite(ppl) else [])
 
-    def score(self, prompt: str, continuation: str) -> list[float]:
+    def score(self, prompt, continuation: str) -> list[float]:
         return [-1.0]

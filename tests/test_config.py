@@ -21,10 +21,10 @@ from tests.conftest import PROJECT_ROOT
     ({"evidence": {"candidates": 1_000_000_000}}, "evidence.candidates must be >= 1 and <= 200"),
     ({"evidence": {"k": 0}}, "evidence.k must be >= 1"),
     ({"agent": {"max_iterations": -1}}, "agent.max_iterations must be >= 1"),
-    ({"agent": {"ppl_threshold": 1.0}}, "agent.ppl_threshold must be > 1.0"),
+    ({"agent": {"ppl_threshold": -1.0}}, "agent.ppl_threshold must be >= 0.0"),
     ({"extraction": {"seed_share": 0}}, "extraction.seed_share must be > 0.0"),
     ({"agent": {"expansion": "magic"}}, "agent.expansion must be one of llm, template"),
-    ({"llm": {"backend": "gpt"}}, "llm.backend must be one of embedded, hf, openai"),
+    ({"llm": {"backend": "gpt"}}, "llm.backend must be one of llamacpp, embedded, hf, openai"),
     ({"extraction": {"skip_labels": [1, 2]}}, "extraction.skip_labels must be a list of strings"),
 ])
 def test_bad_values_are_refused_with_one_line(data, message):
@@ -55,6 +55,6 @@ def test_web_settings_take_their_bounds_from_the_config_fields():
     defaults = web_settings.from_configs(AgentConfig(), EvidenceConfig())
     assert defaults.k == EvidenceConfig().k
     assert web_settings.SettingsUpdate(k=20).k == 20
-    for bad in ({"k": 21}, {"candidates": 0}, {"ppl_threshold": 1.0}, {"rerank": "models/x"}, {"nope": 1}):
+    for bad in ({"k": 21}, {"candidates": 0}, {"ppl_threshold": -1.0}, {"rerank": "models/x"}, {"nope": 1}):
         with pytest.raises(ValueError):
             web_settings.SettingsUpdate(**bad)

@@ -24,6 +24,7 @@ from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import select_evidence
+from enrich_rag.llm.models import ppl_threshold
 from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
@@ -106,6 +107,7 @@ class Agent:
         self.evidence = evidence or resources.config.evidence
         self.embeddings = resources.config.embeddings
         self.max_new_tokens = resources.config.llm.max_new_tokens
+        self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
 
     def answer(self, question: str, allow_enrich: bool | None = None) -> Answer:
         question = validate_question(question)
@@ -161,7 +163,7 @@ class Agent:
         return sub, list(passages), record
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
-        if result.perplexity < self.config.ppl_threshold:
+        if result.perplexity < self.ppl_threshold:
             return UNDER_THRESHOLD
         if converged(history, self.config.min_gain):
             return CONVERGED
@@ -176,8 +178,8 @@ class Agent:
         return selection.passages, selection.record
 
     def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace) -> str:
-        with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.config.ppl_threshold) as step:
-            decision = analyze_decide(found.perplexity, self.config.ppl_threshold)
+        with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.ppl_threshold) as step:
+            decision = analyze_decide(found.perplexity, self.ppl_threshold)
             reason = None
             if decision == ENRICH and not allow:
                 decision, reason = ANSWER_UNSURE, "enrichment disabled"

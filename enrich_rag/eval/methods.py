@@ -40,11 +40,11 @@ class CountingLLM:
     def __init__(self, llm: LLM):
         self.inner, self.calls, self.name = llm, 0, getattr(llm, "name", "llm")
 
-    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+    def generate(self, prompt, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
         self.calls += 1
         return self.inner.generate(prompt, max_new_tokens=max_new_tokens, stop=stop)
 
-    def score(self, prompt: str, continuation: str) -> list[float]:
+    def score(self, prompt, continuation: str) -> list[float]:
         self.calls += 1
         return self.inner.score(prompt, continuation)
 

@@ -34,9 +34,11 @@ class Generation:
 class LLM(Protocol):
     name: str
 
-    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation: ...
+    # `prompt` is a `prompts.Prompt` (rendered as chat turns or completion text, as the model needs)
+    # or plain completion text.
+    def generate(self, prompt, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation: ...
 
-    def score(self, prompt: str, continuation: str) -> list[float]: ...
+    def score(self, prompt, continuation: str) -> list[float]: ...
 
 
 def perplexity(token_logprobs: Sequence[float]) -> float:

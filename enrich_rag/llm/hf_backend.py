@@ -15,6 +15,7 @@ from typing import Sequence
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.llm.base import Generation, cut_at_stop
+from enrich_rag.llm.prompts import Prompt, as_messages, as_text
 from enrich_rag.storage.atomic import atomic_directory
 
 MIN_SHARED_PREFIX = 32
@@ -61,8 +62,8 @@ def load_causal_lm(model: str, gguf_file: str | None = None, converted_dir: Path
 
 
 class HFCausalLM:
-    def __init__(self, tokenizer, model, name: str, seed: int = 0, threads: int = 0):
-        self.tokenizer, self.model, self.name = tokenizer, model, name
+    def __init__(self, tokenizer, model, name: str, seed: int = 0, threads: int = 0, chat: bool = False):
+        self.tokenizer, self.model, self.name, self.chat = tokenizer, model, name, chat
         self.torch, _ = _import_transformers()
         if threads:
             self.torch.set_num_threads(threads)
@@ -110,9 +111,17 @@ class HFCausalLM:
         reused.crop(shared - reused.get_seq_length())
         return reused
 
-    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+    def _encode(self, prompt: Prompt | str) -> list[int]:
+        """Instruct models read chat turns through their tokenizer's template (which adds the special
+        tokens itself); base models read the completion text."""
+        if not self.chat:
+            return self.tokenizer(as_text(prompt)).input_ids
+        text = self.tokenizer.apply_chat_template(as_messages(prompt), tokenize=False, add_generation_prompt=True)
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+    def generate(self, prompt: Prompt | str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
         torch = self.torch
-        ids = self.tokenizer(prompt).input_ids
+        ids = self._encode(prompt)
         input_ids = torch.tensor([ids])
         with self._lock, torch.no_grad():
             out = self.model.generate(
@@ -135,9 +144,11 @@ class HFCausalLM:
             kept, text = i, decoded
         return Generation(text.strip(), logprobs[:kept])
 
-    def score(self, prompt: str, continuation: str) -> list[float]:
+    def score(self, prompt: Prompt | str, continuation: str) -> list[float]:
         torch = self.torch
-        prompt_ids = self.tokenizer(prompt).input_ids
+        prompt_ids = self._encode(prompt)
+        if self.chat:  # a reply starts a new turn: " Yes" after a prompt is "Yes" there
+            continuation = continuation.lstrip()
         cont_ids = self.tokenizer(continuation, add_special_tokens=False).input_ids
         if not cont_ids:
             return []

@@ -2,7 +2,8 @@
 
 Why xllamacpp: llama-cpp-python has no wheel here and its native build dies with SIGILL on these
 VMs; xllamacpp ships an AVX2 CPU build. Its in-process server answers OpenAI-shaped requests
-(`handle_completions`) with token log-probs, and keeps the KV cache of a shared prompt head
+(`handle_completions`, and `handle_chat_completions` with the model's own chat template for
+instruct models) with token log-probs, and keeps the KV cache of a shared prompt head
 (`cache_prompt`). It also opens a listener on a random 127.0.0.1 port; a random API key that only
 this process knows guards it.
 
@@ -19,6 +20,7 @@ from typing import Any, Sequence
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, continuing_token, cut_at_stop
+from enrich_rag.llm.prompts import Prompt, as_messages, as_text
 
 
 def _xllamacpp():
@@ -30,7 +32,8 @@ def _xllamacpp():
 
 
 class LlamaCppLLM:
-    def __init__(self, gguf: Path | str, name: str = "", context_tokens: int = 4096, threads: int = 0, seed: int = 0):
+    def __init__(self, gguf: Path | str, name: str = "", context_tokens: int = 4096, threads: int = 0, seed: int = 0,
+                 chat: bool = False):
         xllamacpp = _xllamacpp()
         gguf = Path(gguf)
         if not gguf.is_file():
@@ -42,53 +45,66 @@ class LlamaCppLLM:
         params.cpuparams.n_threads = threads or os.cpu_count() or 1
         params.cpuparams_batch.n_threads = threads or os.cpu_count() or 1
         params.api_keys = [secrets.token_hex(16)]
+        params.verbosity = 0  # errors only: no per-request timing lines on stderr
         try:
             self.server = xllamacpp.Server(params)
         except Exception as exc:  # xllamacpp raises plain RuntimeErrors for unreadable models
             raise ModelLoadError(f"llama.cpp cannot load {gguf}: {exc}".splitlines()[0]) from exc
-        self.name, self.seed = name or gguf.stem, seed
+        self.name, self.seed, self.chat = name or gguf.stem, seed, chat
         self._lock = threading.Lock()  # one slot: requests queue here
 
     @property
     def listening_address(self) -> str:
         return self.server.listening_address
 
-    def _complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        request = {"temperature": 0, "cache_prompt": True, "seed": self.seed} | body
+    def _request(self, prompt: Prompt | str, prefill: str, alternatives: int, **options: Any) -> dict[str, Any]:
+        """One greedy request; the reply continues `prefill`. Returns the choice with its token list."""
+        request = {"temperature": 0, "cache_prompt": True, "seed": self.seed} | options
+        if self.chat:  # the model's own chat template, applied by llama.cpp; a trailing assistant turn is prefilled
+            prefilled = [{"role": "assistant", "content": prefill}] if prefill else []
+            request |= {"messages": as_messages(prompt) + prefilled, "logprobs": True, "top_logprobs": max(alternatives, 1)}
+            handle = self.server.handle_chat_completions
+        else:
+            request |= {"prompt": as_text(prompt) + prefill, "logprobs": max(alternatives, 1)}
+            handle = self.server.handle_completions
         with self._lock:
-            response = self.server.handle_completions(request)
+            response = handle(request)
         if not isinstance(response, dict) or "choices" not in response:
             message = response.get("error", response) if isinstance(response, dict) else response
             raise LLMError(f"llama.cpp completion failed: {message}".splitlines()[0])
-        return response["choices"][0]
+        choice = response["choices"][0]
+        return choice | {"tokens": (choice.get("logprobs") or {}).get("content") or []}
 
-    def generate(self, prompt: str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
-        choice = self._complete({"prompt": prompt, "max_tokens": max_new_tokens, "stop": [s for s in stop if s],
-                                 "logprobs": 1})
-        tokens = (choice.get("logprobs") or {}).get("content") or []
-        # Keep exactly the tokens of the text up to the first stop string, and their log-probs.
+    def generate(self, prompt: Prompt | str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
+        choice = self._request(prompt, "", 0, max_tokens=max_new_tokens, stop=[s for s in stop if s])
+        # Keep exactly the tokens of the text up to the first stop string, and their log-probs;
+        # end-of-turn tokens have no text and are not part of the answer.
         text, logprobs = "", []
-        for token in tokens:
+        for token in choice["tokens"]:
             if cut_at_stop(text + token["token"], stop) != text + token["token"]:
                 break
-            text += token["token"]
-            logprobs.append(float(token["logprob"]))
-        return Generation(cut_at_stop(choice.get("text", ""), stop).strip(), logprobs)
+            if token["token"]:
+                text += token["token"]
+                logprobs.append(float(token["logprob"]))
+        reply = (choice.get("message") or {}).get("content") if self.chat else choice.get("text")
+        return Generation(cut_at_stop(reply or "", stop).strip(), logprobs)
 
-    def score(self, prompt: str, continuation: str) -> list[float]:
+    def score(self, prompt: Prompt | str, continuation: str) -> list[float]:
         """Log-probs of `continuation`'s tokens, read from each position's top alternatives.
 
         llama.cpp's server does not echo prompt log-probs, so the continuation is walked one greedy
         step at a time: at each step the longest alternative that continues it is taken. Short
         continuations (" Yes", " No") need one step; a token outside the top alternatives scores
-        FLOOR_LOGPROB and ends the walk.
+        FLOOR_LOGPROB and ends the walk. A chat reply starts a new message, so the continuation's
+        leading space is dropped there.
         """
+        if self.chat:
+            continuation = continuation.lstrip()
         scores: list[float] = []
         done = ""
         while len(done) < len(continuation):
-            choice = self._complete({"prompt": prompt + done, "max_tokens": 1, "logprobs": TOP_LOGPROBS})
-            content = (choice.get("logprobs") or {}).get("content") or []
-            best = continuing_token(content[0].get("top_logprobs") or [], continuation[len(done):]) if content else None
+            tokens = self._request(prompt, done, TOP_LOGPROBS, max_tokens=1)["tokens"]
+            best = continuing_token(tokens[0].get("top_logprobs") or [], continuation[len(done):]) if tokens else None
             if best is None:
                 scores.append(FLOOR_LOGPROB)
                 break

@@ -64,10 +64,10 @@ def test_the_listener_is_loopback_and_needs_the_key(llama):
 
 
 def test_unknown_llamacpp_model_is_one_line(tmp_path):
-    from enrich_rag.llm.factory import llamacpp_model_path
+    from enrich_rag.llm.models import gguf_path
 
     with pytest.raises(ConfigError, match="neither a GGUF file nor one of"):
-        llamacpp_model_path("no-such-model", tmp_path)
+        gguf_path(LLMConfig(backend="llamacpp", model="no-such-model"), tmp_path)
 
 
 def _fake_parts(root: Path, blobs: list[bytes]) -> tuple[str, ...]:

@@ -29,7 +29,8 @@ def server(gap_config, tmp_path):
     import httpx
 
     params = tmp_path / "serve-params.yaml"
-    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__)}))
+    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__),
+                                    "llm": {"backend": "embedded"}}))
     port = _free_port()
     log = open(tmp_path / "server.log", "w")
     process = subprocess.Popen([str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--port", str(port)],
