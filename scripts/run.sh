@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set-up and entry point for a fresh machine.
-#   scripts/run.sh demo   create .venv, install, run the offline build (`dvc repro`), print a summary
+#   scripts/run.sh demo   create .venv, install, run the offline build (`dvc repro`), print a summary,
+#                         and answer 5 bundled questions with the default reader
 #   scripts/run.sh test   create .venv if needed, install, run the whole test suite (what CI runs)
 #   scripts/run.sh fast   the same, without the tests marked slow (real model, full builds): under a minute
 set -euo pipefail
@@ -16,7 +17,7 @@ fi
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "torch==2.13.0" > .venv/constraints.txt
-  .venv/bin/pip install --quiet --disable-pip-version-check -c .venv/constraints.txt -e ".[dev,eval,serve,llamacpp]"
+  .venv/bin/pip install --quiet --disable-pip-version-check -c .venv/constraints.txt -e ".[dev,eval,serve,llamacpp,qwen]"
   touch "$stamp"
 fi
 export PATH="$PWD/.venv/bin:$PATH" HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
@@ -27,6 +28,7 @@ case "$mode" in
     dvc repro summary   # the default build; evaluation stages run with `dvc repro evaluate@<dataset>`
     enrich-rag summary
     echo "offline build finished in $(( $(date +%s) - start ))s"
+    enrich-rag demo     # the first question also joins the reader's GGUF from its part packages (once)
     ;;
   test)
     python -m pytest -q

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from enrich_rag.cli.main import app
@@ -36,3 +38,29 @@ def test_errors_are_one_line_with_nonzero_exit(built_small, tmp_path):
     assert result.exit_code == 1 and "no entity matching" in result.output
     missing = CliRunner().invoke(app, ["graph", "stats", "--params", str(tmp_path / "nope.yaml")])
     assert missing.exit_code == 1 and "config file not found" in missing.output
+
+
+def test_demo_without_questions_on_a_plain_corpus_is_one_error(built_small, tmp_path):
+    import yaml
+
+    params = tmp_path / "plain.yaml"
+    params.write_text(yaml.safe_dump({"paths": dict(built_small.paths.__dict__), "corpus": dict(built_small.corpus.__dict__)}))
+    result = CliRunner().invoke(app, ["demo", "--params", str(params)])
+    assert result.exit_code == 1 and result.output.startswith("error: demo needs questions") and "Traceback" not in result.output
+
+
+@pytest.mark.slow  # the real reader answers
+def test_demo_answers_questions_with_gold_citations_and_seconds(built_small, tmp_path):
+    import yaml
+
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "Who directed Inception?", "answers": ["Christopher Nolan"]}) + "\n"
+                         + json.dumps({"id": "q2", "question": "Where was Christopher Nolan born?", "answers": ["London"]}) + "\n")
+    params = tmp_path / "demo-params.yaml"
+    params.write_text(yaml.safe_dump({"paths": dict(built_small.paths.__dict__), "llm": {"backend": "llamacpp", "model": "gemma-270m"}}))
+    result = CliRunner().invoke(app, ["demo", "--params", str(params), "--questions", str(questions), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["gold"] for r in rows] == [["Christopher Nolan"], ["London"]]
+    assert all(r["seconds"] > 0 and r["citations"] for r in rows)
+    assert "Nolan" in rows[0]["answer"] and rows[0]["correct"] == (rows[0]["answer"] == "Christopher Nolan")

@@ -147,6 +147,49 @@ def query(
 
 
 @app.command()
+def demo(
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    count: int = typer.Option(5, "--count", min=1, max=100, help="how many questions"),
+    questions: Optional[Path] = typer.Option(None, "--questions", help="normalised QA JSONL (default: the bundled corpus)"),
+    as_json: JsonOption = False,
+) -> None:
+    """Answer the first bundled questions without enrichment: answer, gold, citations, seconds."""
+    import time
+
+    from enrich_rag.eval.datasets import load_questions
+    from enrich_rag.eval.metrics import exact_match
+
+    cfg = _config(params, config)
+    try:
+        if questions is None and cfg.corpus.format != "benchmark":
+            raise EnrichRagError("demo needs questions: pass --questions FILE (normalised QA JSONL), or build the "
+                                 "bundled benchmark corpus (corpus.format: benchmark)")
+        items = load_questions(questions or cfg.corpus.source, "normalized")[:count]
+        agent = _agent(cfg, reconcile_first=False)
+        rows = []
+        for item in items:
+            start = time.perf_counter()
+            answer = agent.answer(item.question, allow_enrich=False)
+            rows.append({"question": item.question, "answer": answer.answer, "gold": list(item.answers),
+                         "correct": bool(exact_match(answer.answer, list(item.answers))),
+                         "citations": [c.triple for c in answer.citations], "seconds": round(time.perf_counter() - start, 2)})
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"{len(rows)} bundled questions, reader {agent.resources.llm.name}")
+    for column in ("question", "answer", "gold", "cited", "s"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        mark = "[green]✓[/green] " if r["correct"] else ""
+        table.add_row(r["question"], mark + (r["answer"] or "(no answer)"), " / ".join(r["gold"]),
+                      "; ".join(r["citations"]), f"{r['seconds']:.1f}")
+    _emit(rows, as_json, table)
+    if not as_json:
+        console.print('Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
+                      "as it is).  Web page: [bold]enrich-rag serve[/bold], then open http://127.0.0.1:8000")
+
+
+@app.command()
 def enrich(
     question: Annotated[str, typer.Argument(help="what the graph should learn about")],
     params: ParamsOption = Path("params.yaml"),

