@@ -67,8 +67,9 @@ def main() -> None:
             chosen = t
     Console().print(table)
     Console().print(f"target accuracy {target:.2f} -> chosen threshold {chosen}")
-XX: overall, "target": target, "chosen": chosen,
-                                          "sweep": sweep, "records": records}, indent=2) + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"model": model_name(config.llm), "overall_accuracy": overall, "target": target,
+                               "chosen": chosen, "sweep": sweep, "records": records}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from enrich_rag.config import Config
 from enrich_rag.eval.settings import EvalConfig
+from enrich_rag.llm.models import model_name
 from enrich_rag.storage.atomic import atomic_file
 
 ANSWER_METRICS = ("em", "f1", "acc")
@@ -145,10 +146,10 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
     questions = len({r["id"] for r in rows})
     title = f"{ev.dataset}, {questions} questions, run {ev.run_name}"
     note = ""
-    if ev.judge.enabled and (ev.judge.backend in ("same", "embedded") and config.llm.backend == "embedded"):
+    if ev.judge.enabled and (ev.judge.backend in ("same", "embedded") and model_name(config.llm) == "gemma-270m"):
         note = "\nJudge: the embedded Gemma 3 270M; a model this small is a weak judge, read its scores as a rough signal.\n"
     metrics = {"dataset": ev.dataset, "run_id": ev.run_name, "questions": questions, "llm": config.llm.backend,
-               "embeddings": config.embeddings.model, "methods": summary}
+               "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary}
     _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     _write(run_dir / "table.md", markdown_table(summary, title) + note)
     plots = run_dir / "plots"

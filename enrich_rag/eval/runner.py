@@ -7,6 +7,8 @@ run still compares all methods on the same questions.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from pathlib import Path
@@ -27,6 +29,7 @@ from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make
 from enrich_rag.eval.metrics import contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
+from enrich_rag.llm.models import model_name
 from enrich_rag.eval.settings import EvalConfig, eval_config
 from enrich_rag.storage.workspace import writable_copy
 from enrich_rag.llm.factory import make_llm
@@ -41,7 +44,9 @@ RESOLVED_CONFIG = "config.yaml"
 def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConfig]:
     params = Path(params)
     config = load_config(params, overlay)
-    return config, eval_config(load_raw(params, overlay), params.resolve().parent)
+    ev = eval_config(load_raw(params, overlay), params.resolve().parent)
+    # Runs of two readers sit side by side: the reader is part of the default run name.
+    return config, ev if ev.run_id else dataclasses.replace(ev, run_id=f"{ev.run_name}-{model_name(config.llm)}")
 
 
 def ensure_built(config: Config, ev: EvalConfig) -> None:
@@ -78,7 +83,6 @@ def read_predictions(path: Path) -> list[dict[str, Any]]:
 
 def fingerprint(config: Config, ev: EvalConfig) -> str:
     """What the answers depend on (models, retrieval and agent settings, the question sample), not where files live."""
-    import dataclasses
     import hashlib
 
     data = dataclasses.asdict(config)

@@ -32,7 +32,7 @@ class EvalConfig:
     methods: tuple[str, ...] = DEFAULT_METHODS
     ks: tuple[int, ...] = (2, 5, 10)
     output: str = "results"
-    run_id: str = ""  # default: <sample>q-seed<seed>, so a rerun resumes the same run
+    run_id: str = ""  # default: <sample>q-seed<seed>-<reader>, so a rerun resumes the same run
     judge: JudgeConfig = field(default_factory=JudgeConfig)
 
     @property

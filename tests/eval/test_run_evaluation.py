@@ -55,7 +55,7 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     monkeypatch.setattr(runner, "make_method", interrupted)
     with pytest.raises(KeyboardInterrupt):
         runner.run_evaluation(PROJECT_ROOT / "params.yaml", overlay)
-    run_dir = overlay.parent / "results/five/allq-seed0"
+    run_dir = overlay.parent / "results/five/allq-seed0-gemma-270m"  # the reader names the run
     saved = _rows(run_dir)
     assert len(saved) == 4  # one whole question (3 methods) + 1 answer of the next, all kept
 
@@ -67,6 +67,7 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
 
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["questions"] == 5 and list(metrics["methods"]) == METHODS
+    assert (metrics["llm"], metrics["llm_model"]) == ("llamacpp", "gemma-270m")
     for method, stats in metrics["methods"].items():
         assert stats["n"] == 5 and 0 <= stats["f1"] <= 1 and stats["llm_calls"] >= 1
         assert 0 <= stats["judge_aggregate"] <= 1 and stats["latency_p95_s"] >= stats["latency_p50_s"] > 0
