@@ -28,6 +28,7 @@ from tqdm import tqdm
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import load_config
+from enrich_rag.llm.models import model_name
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.storage.passages import read_passages
 from enrich_rag.storage.workspace import remove_seed_facts, writable_copy
@@ -74,7 +75,7 @@ def main() -> None:
     rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
     questions = [r["question"] for r in rows[: args.questions]]
     enrich_rows = rows[args.questions : args.questions + args.enrich_questions]
-    results: dict = {}
+    results: dict = {"reader": model_name(config.llm), "llm_backend": config.llm.backend}
     with tempfile.TemporaryDirectory() as tmp:
         cfg = writable_copy(config, Path(tmp) / "copy", with_corpus=True)
         resources = Resources(cfg)
