@@ -64,7 +64,7 @@ class ExtractionConfig:
 @dataclass(frozen=True)
 class LLMConfig:
     backend: str = choice("llamacpp", "embedded", "hf", "openai")  # llamacpp (a GGUF on llama.cpp) | embedded (Gemma 3 270M, transformers) | hf (name or folder) | openai (HTTP server)
-    model: str = "qwen2.5-coder-1.5b-instruct"  # llamacpp: a shipped name (llm/models.py) or a GGUF path; hf: hub name or folder; openai: the server's model name
+    model: str = ""  # llamacpp: a shipped name (llm/models.py; "" = the default reader) or a GGUF path; hf: hub name or folder; openai: the server's model name
     prompts: str = choice("auto", "completion", "chat")  # auto: chat turns for instruct models and chat endpoints, few-shot completion for base models
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"

@@ -8,7 +8,6 @@ run still compares all methods on the same questions.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 from pathlib import Path
@@ -29,8 +28,8 @@ from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make
 from enrich_rag.eval.metrics import contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
-from enrich_rag.llm.models import model_name
 from enrich_rag.eval.settings import EvalConfig, eval_config
+from enrich_rag.llm.models import model_name
 from enrich_rag.storage.workspace import writable_copy
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.storage.atomic import atomic_file

@@ -58,14 +58,15 @@ class LlamaCppLLM:
         return self.server.listening_address
 
     def _request(self, prompt: Prompt | str, prefill: str, alternatives: int, **options: Any) -> dict[str, Any]:
-        """One greedy request; the reply continues `prefill`. Returns the choice with its token list."""
+        """One greedy request; the reply continues `prefill`. Returns the choice with its token list, each
+        token with its `alternatives` most likely options (at least 1, or the server sends no log-probs)."""
         request = {"temperature": 0, "cache_prompt": True, "seed": self.seed} | options
         if self.chat:  # the model's own chat template, applied by llama.cpp; a trailing assistant turn is prefilled
             prefilled = [{"role": "assistant", "content": prefill}] if prefill else []
-            request |= {"messages": as_messages(prompt) + prefilled, "logprobs": True, "top_logprobs": max(alternatives, 1)}
+            request |= {"messages": as_messages(prompt) + prefilled, "logprobs": True, "top_logprobs": alternatives}
             handle = self.server.handle_chat_completions
         else:
-            request |= {"prompt": as_text(prompt) + prefill, "logprobs": max(alternatives, 1)}
+            request |= {"prompt": as_text(prompt) + prefill, "logprobs": alternatives}
             handle = self.server.handle_completions
         with self._lock:
             response = handle(request)
@@ -76,7 +77,7 @@ class LlamaCppLLM:
         return choice | {"tokens": (choice.get("logprobs") or {}).get("content") or []}
 
     def generate(self, prompt: Prompt | str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
-        choice = self._request(prompt, "", 0, max_tokens=max_new_tokens, stop=[s for s in stop if s])
+        choice = self._request(prompt, "", 1, max_tokens=max_new_tokens, stop=[s for s in stop if s])
         # Keep exactly the tokens of the text up to the first stop string, and their log-probs;
         # end-of-turn tokens have no text and are not part of the answer.
         text, logprobs = "", []

@@ -40,14 +40,15 @@ SHIPPED = {m.name: m for m in (
     ShippedModel("qwen2.5-coder-1.5b-instruct", chat=True, ppl_threshold=1.05, gguf=_qwen_gguf),
     ShippedModel("gemma-270m", chat=False, ppl_threshold=1.5, gguf=_gemma_gguf),
 )}
+DEFAULT_READER = "qwen2.5-coder-1.5b-instruct"  # llamacpp with no llm.model
 UNCALIBRATED_PPL_THRESHOLD = 1.5  # for a model nobody calibrated: run scripts/calibrate_threshold.py
 
 
 def model_name(config: LLMConfig) -> str:
     """The reader's name as runs report it: the shipped name, or what the user configured."""
-    if config.backend == "embedded" or (config.backend == "llamacpp" and not config.model):
+    if config.backend == "embedded":
         return "gemma-270m"
-    return config.model
+    return config.model or (DEFAULT_READER if config.backend == "llamacpp" else "")
 
 
 def shipped(config: LLMConfig) -> ShippedModel | None:

@@ -11,7 +11,7 @@ from enrich_rag.llm.prompts import FENCE_CLOSE, FENCE_OPEN, answer_prompt
 
 def test_default_reader_is_the_instruct_model_with_its_own_threshold():
     llm = LLMConfig()
-    assert (llm.backend, model_name(llm)) == ("llamacpp", "qwen2.5-coder-1.5b-instruct")
+    assert (llm.backend, model_name(llm)) == ("llamacpp", "qwen2.5-coder-1.5b-instruct")  # llm.model "" = the default reader
     assert uses_chat(llm) and ppl_threshold(AgentConfig(), llm) == SHIPPED["qwen2.5-coder-1.5b-instruct"].ppl_threshold
 
 
@@ -42,3 +42,12 @@ def test_chat_turns_keep_rules_first_and_quoted_text_fenced():
     assert "HACKED" not in turns[0]["content"]
     # The completion form of the same prompt is the few-shot text the base model reads.
     assert prompt.text.endswith("Question: Who directed Inception?\nAnswer:") and prompt.text.count("Answer:") == 3
+
+
+@pytest.mark.parametrize("backend", ["hf", "openai"])
+def test_backends_without_a_default_model_ask_for_one(backend):
+    from enrich_rag.errors import ConfigError
+    from enrich_rag.llm.factory import make_llm
+
+    with pytest.raises(ConfigError, match=f"llm.backend '{backend}' needs llm.model"):
+        make_llm(LLMConfig(backend=backend))
