@@ -7,6 +7,7 @@ time from our own config: an index then survives a moved virtual environment.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -48,13 +49,37 @@ def _txtai_config(config: EmbeddingsConfig) -> dict[str, Any]:
     }
 
 
-def new_index(config: EmbeddingsConfig):
+class SerializedIndex:
+    """A txtai index whose calls run one at a time.
+
+    txtai shares one SQLite cursor per index, so two threads searching at once fail with
+    "Recursive use of cursors not allowed" (and a search beside an upsert can read a half-updated
+    index). The web server and threaded callers share one index, so every method call takes the lock.
+    """
+
+    def __init__(self, embeddings: Any):
+        self._embeddings = embeddings
+        self._lock = threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._embeddings, name)
+        if not callable(attribute):
+            return attribute
+
+        def serialized(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return serialized
+
+
+def new_index(config: EmbeddingsConfig) -> SerializedIndex:
     from txtai import Embeddings
 
-    return Embeddings(_txtai_config(config))
+    return SerializedIndex(Embeddings(_txtai_config(config)))
 
 
-def open_index(path: Path | str, config: EmbeddingsConfig):
+def open_index(path: Path | str, config: EmbeddingsConfig) -> SerializedIndex:
     from txtai import Embeddings
 
     path = Path(path)
@@ -65,7 +90,7 @@ def open_index(path: Path | str, config: EmbeddingsConfig):
         embeddings.load(str(path), config={"path": model_path(config)})
     except Exception as exc:  # txtai raises assorted errors for a damaged index
         raise StorageError(f"cannot load txtai index at {path}: {exc}") from exc
-    return embeddings
+    return SerializedIndex(embeddings)
 
 
 def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str):

@@ -60,3 +60,24 @@ def test_corpus_index_finds_an_inserted_passage(built_small):
     index = open_index(config.paths.corpus_index, config.embeddings)
     index.upsert([{"id": "new::c0", "text": "The Zorblax festival is held every spring in Tromsø.", "title": "Zorblax"}])
     assert search(index, "festival in Tromsø", 1, config.embeddings)[0]["id"] == "new::c0"
+
+
+def test_one_index_serves_many_threads_searching_beside_an_upsert(built_small):
+    """txtai shares one SQLite cursor per index: unserialized, parallel searches fail with
+    "Recursive use of cursors not allowed" (this is what broke concurrent web questions)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    config = built_small
+    index = open_index(config.paths.corpus_index, config.embeddings)
+    queries = ["Who directed Inception?", "Where was Nolan born?", "Leonardo DiCaprio award", "London"] * 10
+    expected = {q: [h["id"] for h in search(index, q, 3, config.embeddings, columns=())] for q in set(queries)}
+
+    def ask(query: str) -> list[str]:  # the upserted passage may land in any result list: look past it
+        return [h["id"] for h in search(index, query, 4, config.embeddings, columns=()) if h["id"] != "extra::0"][:3]
+
+    with ThreadPoolExecutor(8) as pool:
+        upsert = pool.submit(index.upsert, [{"id": "extra::0", "text": "A note about glassblowing in Murano."}])
+        answers = list(pool.map(ask, queries))
+        upsert.result()
+    assert answers == [expected[q] for q in queries]
+    assert search(index, "glassblowing in Murano", 1, config.embeddings, columns=())[0]["id"] == "extra::0"
