@@ -99,13 +99,21 @@ class AgentConfig:
 @dataclass(frozen=True)
 class RetrievalConfig:
     top_k: int = bounded(5, ge=1, le=50)  # passages the plain RAG baselines (naive/hybrid) hand the generator
+    # Graph retrieval (evidence/graph_rank.py): personalized PageRank over entities and passages.
+    graph_entry_points: int = bounded(2, ge=0, le=200)  # graph-index hits (facts, entities) that seed the walk
+    graph_passages: int = bounded(20, ge=0, le=500)  # hybrid corpus hits that join the walk as passage nodes
+    passage_weight: float = bounded(0.05, ge=0.0, le=10.0)  # their share of the reset mass, against 1 per entity
+    damping: float = bounded(0.5, gt=0.0, le=0.99)  # probability of following a link rather than restarting
+    max_links: int = bounded(2000, ge=10, le=1_000_000)  # bound on the neighbourhood read per question
+    title_weight: float = bounded(3.0, ge=0.0, le=100.0)  # an entity's link to the passage about it, against 1 for a mention
 
 
 @dataclass(frozen=True)
 class EvidenceConfig:
     """Entity-first (SEAL-RAG style) evidence selection; each switch is an ablation in the evaluation."""
 
-    entity_first: bool = True  # off: the answer prompt gets the PCST subgraph's facts, as before
+    entity_first: bool = True  # off: the reader gets the graph's PageRank passages alone (graph_only)
+    graph: bool = True  # PageRank passages join entity-first's candidates (off: the ef_no_graph ablation)
     candidates: int = bounded(10, ge=1, le=200)  # top-K candidates reranked; the best k = K/5 go to the generator
     k: int = bounded(2, ge=1, le=20)  # fixed evidence budget (passages) handed to the generator
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder

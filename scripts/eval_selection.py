@@ -20,17 +20,16 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.enrich_context import enrich_context
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
-from enrich_rag.eval.metrics import precision_at_k, recall_at_k
+from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.prepare import sampled_questions
 from enrich_rag.eval.runner import ensure_built, load_eval
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.index.embeddings import search
 
-VARIANTS = ("enrichrag_no_enrich", "ef_no_micro_queries", "ef_no_bridges")
+VARIANTS = ("enrichrag_no_enrich", "ef_no_graph", "ef_no_micro_queries", "ef_no_bridges")
 
 
 def _dedupe(ids):
@@ -50,7 +49,7 @@ def main() -> None:
     resources = Resources(config)
     agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1]))
               for name in VARIANTS}
-    rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", *VARIANTS)}
+    rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", "graph_only", *VARIANTS)}
     for item in tqdm(items, desc="selecting", unit="question"):
         gold = set(item.gold_docs)
         for name, hybrid in (("naive_rag", False), ("hybrid_rag", True)):
@@ -58,12 +57,14 @@ def main() -> None:
             hits = search(resources.corpus_index, item.question, RETRIEVED * 2,
                           dataclasses.replace(config.embeddings, hybrid=hybrid), columns=("doc_id",))
             rows[name].append({"docs": _dedupe(h["doc_id"] for h in hits), "gold": gold, "s": time.perf_counter() - start})
-        sub = enrich_context(item.question, resources.store, resources.graph_index, config.agent, config.embeddings,
-                             config.agent.entry_points)
         analysis = analyze_query(item.question, resources.nlp, resources.store)
+        start = time.perf_counter()
+        ranking = agents["enrichrag_no_enrich"].rank(item.question, analysis)
+        rows["graph_only"].append({"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold,
+                                   "s": time.perf_counter() - start})
         for name, agent in agents.items():
             start = time.perf_counter()
-            facts, record = agent.select_passages(analysis, sub)
+            facts, record = agent.select_passages(analysis, ranking.passages if agent.evidence.graph else ())
             rows[name].append({"docs": _dedupe(f.doc_id for f in facts), "gold": gold, "s": time.perf_counter() - start,
                                "stop": record.get("stop_reason"), "kind": analysis.kind})
     summary = {}
@@ -72,6 +73,7 @@ def main() -> None:
         for k in ev.ks:
             stats[f"recall@{k}"] = round(statistics.fmean(recall_at_k(r["docs"], r["gold"], k) for r in rs), 4)
             stats[f"precision@{k}"] = round(statistics.fmean(precision_at_k(r["docs"], r["gold"], k) for r in rs), 4)
+            stats[f"all@{k}"] = round(statistics.fmean(all_evidence_at_k(r["docs"], r["gold"], k) for r in rs), 4)
         stats["ms_p50"] = round(1000 * statistics.median(r["s"] for r in rs), 1)
         summary[name] = stats
     table = Table(title=f"evidence selection on {ev.dataset}, {len(items)} questions (no LLM)")

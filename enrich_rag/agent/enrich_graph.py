@@ -1,9 +1,11 @@
 """Tool 4, EnrichGraph: find what the graph lacks in the corpus, extract only that, and commit it.
 
-The expansion query comes from the LLM (a template of the question's unmet names when its output
-is unusable); the corpus index finds chunks the graph has no facts from; the extractor reads only
-those; `GraphWriter.commit` persists them (partition -> index -> DVC), so the next question that
-needs the same facts finds them already in the graph.
+First the gaps the graph can see: passages the question's PageRank and search put on top that the
+extractor never read (they are in the graph by their title link alone). Then, for what is left of
+the budget, an expansion query from the LLM (a template of the question's unmet names when its
+output is unusable) finds more unread chunks in the corpus index. The extractor reads only those;
+`GraphWriter.commit` persists facts and links (partition -> index -> DVC), so PageRank re-run on the
+same question walks through them, and the next question that needs them finds them already there.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extractor
@@ -32,6 +34,7 @@ class EnrichResult:
     expansion_query: str
     query_source: str  # llm | template
     searched: list[str] = field(default_factory=list)
+    unread_candidates: list[str] = field(default_factory=list)  # the structural gaps, read first
     new_chunks: list[str] = field(default_factory=list)
     partition: str | None = None
     nodes: int = 0
@@ -41,7 +44,8 @@ class EnrichResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
-        out = {"expansion_query": self.expansion_query, "query_source": self.query_source, "new_chunks": self.new_chunks,
+        out = {"expansion_query": self.expansion_query, "query_source": self.query_source,
+               "unread_candidates": self.unread_candidates, "new_chunks": self.new_chunks,
                "partition": self.partition, "nodes": self.nodes, "edges": self.edges, "indexed": self.indexed,
                "dvc": self.dvc, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
         if not self.partition:
@@ -69,32 +73,37 @@ def expansion_query(llm: LLM | None, question: str, facts: list[str]) -> tuple[s
 def enrich_graph(
     question: str, facts: list[str], *, corpus: Callable[[str, int], list[Passage]], store: GraphStore,
     extractor: Callable[[], Extractor], writer: GraphWriter, llm: LLM | None, limit_chunks: int,
+    candidates: Sequence[Passage] = (),
 ) -> EnrichResult:
-    """`facts`: the evidence texts the reader had; `llm` None uses the template query; `extractor` loads on first need."""
+    """`facts`: the evidence texts the reader had; `candidates`: the question's top passages, best
+    first; `llm` None uses the template query; `extractor` loads on first need."""
     writer.require_dvc()
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    query, source = expansion_query(llm, question, facts)
-    timings["expansion_query"] = time.perf_counter() - t0
-    result = EnrichResult(query, source)
+    read = store.covered_chunks([p.id for p in candidates])
+    new = list({p.id: p for p in candidates if p.id not in read}.values())[:limit_chunks]
+    result = EnrichResult("", "none", unread_candidates=[p.id for p in new])
+    if len(new) < limit_chunks:
+        t0 = time.perf_counter()
+        result.expansion_query, result.query_source = expansion_query(llm, question, facts)
+        timings["expansion_query"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
-    hits = corpus(query, limit_chunks * SEARCH_FANOUT)
-    result.searched = [p.id for p in hits]
-    covered = store.covered_chunks(result.searched)
-    new = [p for p in hits if p.id not in covered][:limit_chunks]
+        t0 = time.perf_counter()
+        hits = corpus(result.expansion_query, limit_chunks * SEARCH_FANOUT)
+        result.searched = [p.id for p in hits]
+        covered = store.covered_chunks(result.searched) | {p.id for p in new}
+        new += [p for p in hits if p.id not in covered][: limit_chunks - len(new)]
+        timings["corpus_search"] = time.perf_counter() - t0
     result.new_chunks = [p.id for p in new]
-    timings["corpus_search"] = time.perf_counter() - t0
     if not new:
         result.seconds = timings
         return result
 
     t0 = time.perf_counter()
     extraction = extractor().extract(sorted(new, key=lambda p: p.id))
-    nodes, edges = graph_tables(extraction)
+    tables = graph_tables(extraction)
     timings["extraction"] = time.perf_counter() - t0
 
-    commit = writer.commit(nodes, edges)
+    commit = writer.commit(tables)
     result.partition, result.nodes, result.edges = commit.partition, commit.nodes, commit.edges
     result.indexed, result.dvc = commit.indexed, commit.dvc
     result.seconds = timings | commit.seconds

@@ -1,18 +1,21 @@
 """The per-question agent loop, top to bottom:
 
-    AnalyzeQuery (entities, kind) when evidence is selected entity-first
+    AnalyzeQuery (entities, kind)
     for each enrichment round (0 .. max_enrich_rounds):
-        search round: EnrichContext (wider each time) -> CheckSufficiency
+        search round: GraphRank (personalized PageRank over entities and passages), then
+                      EnrichContext (PCST subgraph, wider each time; entity-first selection over the
+                      PageRank passages) -> CheckSufficiency
                       until perplexity is under the threshold, stops improving, or the iteration cap
         AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-    answer = the last round's lowest-perplexity hypothetical answer, with the evidence behind it as citations
+    answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as citations
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from enrich_rag.agent.enrich_context import Subgraph, enrich_context
 from enrich_rag.agent.enrich_graph import EnrichResult, enrich_graph
@@ -22,6 +25,7 @@ from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, ENRI
 from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import select_evidence
 from enrich_rag.llm.models import ppl_threshold
@@ -73,6 +77,7 @@ class SearchRound:
 
     best: Sufficiency | None = None
     subgraph: Subgraph = field(default_factory=Subgraph)
+    ranked: tuple[Passage, ...] = ()  # the round's PageRank passages: what EnrichGraph reads first
 
     @property
     def perplexity(self) -> float:
@@ -114,15 +119,18 @@ class Agent:
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         trace = Trace(question)
         start = time.perf_counter()
-        analysis = self._analyze(question, trace) if self.evidence.entity_first else None
+        analysis = self._analyze(question, trace)
+        best = SearchRound()
         for round_ in range(self.config.max_enrich_rounds + 1):
             found = self._search_round(question, analysis, round_, trace)
             decision = self._decide(found, allow, round_, trace)
+            if found.perplexity < best.perplexity or best.best is None:
+                best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(question, found, trace).partition:
                 break
         trace.seconds = round(time.perf_counter() - start, 4)
-        return Answer(question, found.best.answer if found.best else "", found.perplexity, decision == ANSWER,
-                      [Citation.of(e) for e in found.evidence], found.subgraph.to_dict(), trace)
+        return Answer(question, best.best.answer if best.best else "", best.perplexity, best.perplexity < self.ppl_threshold,
+                      [Citation.of(e) for e in best.evidence], best.subgraph.to_dict(), trace)
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
         with trace.step("AnalyzeQuery", query=question) as step:
@@ -130,15 +138,28 @@ class Agent:
             step.outputs = analysis.to_dict()
         return analysis
 
-    def _search_round(self, question: str, analysis: QueryAnalysis | None, round_: int, trace: Trace) -> SearchRound:
-        """EnrichContext, wider each iteration, then CheckSufficiency, until more context stops helping."""
+    def rank(self, question: str, analysis: QueryAnalysis) -> GraphRanking:
+        resources = self.resources
+        return rank_passages(question, store=resources.store, graph_index=resources.graph_index,
+                             corpus=resources.retrieval().corpus, passages=resources.passages,
+                             config=resources.config.retrieval, embeddings=self.embeddings,
+                             query_entities=analysis.entities, limit=max(self.evidence.candidates, self.evidence.k))
+
+    def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace) -> SearchRound:
+        """GraphRank once, then EnrichContext, wider each iteration, and CheckSufficiency, until more
+        context stops helping."""
         found = SearchRound()
         history: list[Sufficiency] = []
         previous: list[str] | None = None
+        ranking = None
+        if self.evidence.graph or not self.evidence.entity_first:
+            with trace.step("GraphRank", query=question, round=round_) as step:
+                ranking = self.rank(question, analysis)
+                step.outputs = ranking.record()
         for iteration in range(self.config.max_iterations):
             k = self.config.entry_points * (iteration + 1)
             with trace.step("EnrichContext", query=question, entry_points=k, round=round_) as step:
-                sub, evidence, selection = self._context(question, analysis, k)
+                sub, evidence, selection = self._context(question, analysis, iteration, ranking)
                 step.outputs = _context_record(sub, evidence, selection)
             texts = [evidence_text(e) for e in evidence]
             if texts == previous:
@@ -150,16 +171,19 @@ class Agent:
                 stop = self._stop_reason(result, history)
                 step.outputs = result.record() | ({"reason": stop} if stop else {})
             if found.best is None or result.perplexity < found.best.perplexity:
-                found = SearchRound(result, sub)
+                found = SearchRound(result, sub, tuple(ranking.passages) if ranking else ())
             if stop:
                 break
         return found
 
-    def _context(self, question: str, analysis: QueryAnalysis | None, k: int) -> tuple[Subgraph, list[Evidence], dict | None]:
-        sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config, self.embeddings, k)
-        if analysis is None:
-            return sub, list(sub.evidence(self.config.context_facts)), None
-        passages, record = self.select_passages(analysis, sub)
+    def _context(self, question: str, analysis: QueryAnalysis, iteration: int,
+                 ranking: GraphRanking | None) -> tuple[Subgraph, list[Evidence], dict | None]:
+        """Each iteration widens the PCST entry points and, for the pure graph retriever, PageRank's passages."""
+        sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config, self.embeddings,
+                             self.config.entry_points * (iteration + 1))
+        if not self.evidence.entity_first:
+            return sub, list(ranking.passages[: self.evidence.k * (iteration + 1)]) if ranking else [], None
+        passages, record = self.select_passages(analysis, ranking.passages if ranking else ())
         return sub, list(passages), record
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
@@ -169,12 +193,13 @@ class Agent:
             return CONVERGED
         return None
 
-    def select_passages(self, analysis: QueryAnalysis, sub: Subgraph) -> tuple[list[Passage], dict[str, Any]]:
-        # The PCST subgraph's supporting chunks join the candidate pool: graph-backed evidence.
-        graph_chunks = list(dict.fromkeys(f.chunk_id for f in sub.evidence(self.config.context_facts)))
-        extra = self.resources.passages.by_ids(graph_chunks)
-        selection = select_evidence(analysis, self.resources.retrieval(), self.evidence,
-                                    self.resources.reranker(self.evidence), self.resources.nlp, extra)
+    def select_passages(self, analysis: QueryAnalysis, graph_passages: Sequence[Passage]) -> tuple[list[Passage], dict[str, Any]]:
+        """Entity-first selection; the graph's PageRank passages join its candidate pool."""
+        retrieval = self.resources.retrieval()
+        if not self.evidence.graph:
+            retrieval = dataclasses.replace(retrieval, graph=None)
+        selection = select_evidence(analysis, retrieval, self.evidence, self.resources.reranker(self.evidence),
+                                    self.resources.nlp, graph_passages)
         return selection.passages, selection.record
 
     def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace) -> str:
@@ -188,17 +213,18 @@ class Agent:
             step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
         return decision
 
-    def enrich(self, question: str, facts: list[str]) -> EnrichResult:
+    def enrich(self, question: str, facts: list[str], candidates: Sequence[Passage] = ()) -> EnrichResult:
         """One EnrichGraph round with this agent's pieces (also `enrich-rag enrich`)."""
         resources = self.resources
         return enrich_graph(question, facts, corpus=resources.retrieval().corpus, store=resources.store,
                             extractor=lambda: resources.extractor, writer=resources.writer,
                             llm=resources.llm if self.config.expansion == "llm" else None,
-                            limit_chunks=self.config.enrich_chunks)
+                            limit_chunks=self.config.enrich_chunks, candidates=candidates)
 
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:
-            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence])
+            passages = [e for e in found.evidence if isinstance(e, Passage)]
+            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], [*passages, *found.ranked])
             step.outputs = enriched.record()
             if enriched.partition:
                 trace.partitions_written.append(enriched.partition)

@@ -52,4 +52,4 @@ class Trace:
 
 
 _SUMMARY_KEYS = {"entry_points", "facts", "answer", "perplexity", "decision", "reason", "expansion_query",
-                 "new_chunks", "partition", "indexed", "dvc"}
+                 "new_chunks", "partition", "indexed", "dvc", "pagerank_graph"}

@@ -51,8 +51,9 @@ class CountingLLM:
 
 # name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
-    "graph_only": (False, {"entity_first": False}),  # PCST subgraph facts, no entity-first, no enrichment
+    "graph_only": (False, {"entity_first": False}),  # PageRank passages alone: no entity-first, no enrichment
     "enrichrag_no_enrich": (False, {}),
+    "ef_no_graph": (False, {"graph": False}),  # entity-first without any graph input: the graph's share
     "enrichrag": (True, {}),
     "ef_no_micro_queries": (False, {"micro_queries": False}),
     "ef_no_bridges": (False, {"bridges": False}),
@@ -91,11 +92,23 @@ def agent_method(resources: Resources, name: str) -> Callable[[str], Prediction]
         trace = answer.trace
         rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
         docs = _dedupe([c.doc_id for c in answer.citations])[:RETRIEVED]
-        summary = {"tools": trace.tools(), "perplexity": answer.perplexity, "sufficient": answer.sufficient}
+        summary = {"tools": trace.tools(), "perplexity": answer.perplexity, "sufficient": answer.sufficient,
+                   "chunk_ids": [c.chunk_id for c in answer.citations]} | _graph_record(trace)
         return Prediction(answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds,
                           list(trace.partitions_written), 0.0, summary)
 
     return run
+
+
+def _graph_record(trace) -> dict[str, Any]:
+    """What the graph did for one question: PageRank's top passages per round, the selection, and each
+    enrichment's new chunks and partition, so an enrichment's effect can be traced per question."""
+    ranks = [s.outputs.get("pagerank_top", []) for s in trace.steps if s.tool == "GraphRank"]
+    selections = [s.outputs["selection"] for s in trace.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
+    enrichments = [{k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
+                   for s in trace.steps if s.tool == "EnrichGraph"]
+    return {"pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
+            "selection": selections[-1] if selections else None, "enrichments": enrichments}
 
 
 def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[str], Prediction]:

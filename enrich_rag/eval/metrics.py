@@ -52,3 +52,8 @@ def precision_at_k(retrieved: list[str], gold: set[str], k: int) -> float:
     """
     top = retrieved[:k]
     return len(gold & set(top)) / len(top) if top else 0.0
+
+
+def all_evidence_at_k(retrieved: list[str], gold: set[str], k: int) -> float:
+    """1 when every gold passage is among the first k: what a multi-hop answer needs, not half of it."""
+    return float(bool(gold) and gold <= set(retrieved[:k]))

@@ -147,8 +147,9 @@ def select_evidence(
     for part in analysis.parts:  # comparison: each entity's part gets its own search
         for p in retrieval.corpus(part, cfg.micro_k):
             pool.setdefault(p.id, p)
-    for p in extra:
+    for p in extra:  # graph-ranked passages: candidates, and relevant enough to be swapped in
         pool.setdefault(p.id, p)
+        relevance.setdefault(p.id, p.score)
     views = {pid: ranker_view(p) for pid, p in pool.items()}
     # Ranked on the lead view: a passage about a query entity beats one that merely mentions it.
     ranked = ranker.rank_by_entity_coverage([lead(v) for v in views.values()], analysis.entities, cfg.candidates)

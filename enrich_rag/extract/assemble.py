@@ -1,15 +1,20 @@
-"""Reduce extraction rows to graph rows: one node per normalised name, one edge per fact+provenance."""
+"""Reduce extraction rows to graph rows: one node per normalised name, one edge per fact+provenance,
+one link per (entity, passage) that mentions it."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from typing import Iterable
 
 import pyarrow as pa
 
 from enrich_rag.extract.base import Extraction
 from enrich_rag.storage.ids import edge_id, node_id, normalize_name
-from enrich_rag.storage.schema import EDGES, NODES
+from enrich_rag.storage.partitions import GraphTables
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import EDGES, LINKS, NODES
+from enrich_rag.text import first_sentence
 
 _WEAK_TYPES = {"TOPIC", "MISC", "ENTITY"}
 DESCRIPTION_CHARS = 300
@@ -32,7 +37,9 @@ def _pick_description(name: str, aliases: set[str], sentences: list[str]) -> str
     return sentences[0][:DESCRIPTION_CHARS] if sentences else ""
 
 
-def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
+def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> GraphTables:
+    """`titled`: passages whose title becomes a node linked to them without extraction (the build
+    passes every chunk, so every passage is reachable in the graph through its title)."""
     names: dict[str, str] = {}
     types: dict[str, Counter] = defaultdict(Counter)
     aliases: dict[str, set[str]] = defaultdict(set)
@@ -47,8 +54,18 @@ def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
             sentences[nid].append(sentence)
         return nid
 
+    links: Counter = Counter()
+    docs: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for passage in titled:
+        if normalize_name(passage.title):
+            nid = see(passage.title, "TOPIC", passage.title, first_sentence(passage.text, DESCRIPTION_CHARS))
+            links[(nid, passage.id)] += 1
+            docs[passage.id], titles[passage.id] = passage.doc_id, nid
     for m in extraction.mentions:
-        see(m.name, m.type, m.alias, m.sentence)
+        nid = see(m.name, m.type, m.alias, m.sentence)
+        links[(nid, m.chunk_id)] += 1
+        docs.setdefault(m.chunk_id, m.doc_id)
 
     edges: dict[str, dict] = {}
     for t in extraction.edges:
@@ -72,4 +89,7 @@ def graph_tables(extraction: Extraction) -> tuple[pa.Table, pa.Table]:
         }
         for nid, name in names.items()
     ]
-    return pa.Table.from_pylist(node_rows, schema=NODES), pa.Table.from_pylist(list(edges.values()), schema=EDGES)
+    link_rows = [{"node": nid, "chunk_id": chunk, "doc_id": docs.get(chunk, ""), "count": n, "is_title": titles.get(chunk) == nid}
+                 for (nid, chunk), n in sorted(links.items())]
+    return GraphTables(pa.Table.from_pylist(node_rows, schema=NODES), pa.Table.from_pylist(list(edges.values()), schema=EDGES),
+                       pa.Table.from_pylist(link_rows, schema=LINKS))

@@ -23,6 +23,7 @@ class Mention:
     chunk_id: str
     sentence: str
     alias: str  # the surface form actually written
+    doc_id: str = ""
 
 
 @dataclass

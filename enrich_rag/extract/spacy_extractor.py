@@ -151,7 +151,7 @@ class SpacyExtractor:
             sentence = sent.text.strip()
             sent_spans = [s for s in spans if sent.start <= s.start < sent.end]
             for s in sent_spans:
-                out.mentions.append(Mention(s.name, s.type, chunk.id, sentence, s.alias))
+                out.mentions.append(Mention(s.name, s.type, chunk.id, sentence, s.alias, chunk.doc_id))
             names = list(dict.fromkeys(s.name for s in sent_spans))
             linked: set[frozenset[str]] = set()
             for subj, relation, obj in self._svo(sent, node_for):
@@ -174,7 +174,7 @@ class SpacyExtractor:
                     )
         if title and not any(m.name == title for m in out.mentions):
             first = next(iter(doc.sents)).text.strip() if len(doc) else ""
-            out.mentions.append(Mention(title, "TOPIC", chunk.id, first, title))
+            out.mentions.append(Mention(title, "TOPIC", chunk.id, first, title, chunk.doc_id))
         return out
 
     @staticmethod

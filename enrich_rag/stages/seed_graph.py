@@ -1,4 +1,5 @@
-"""Stage `build_seed_graph`: run the configured extractor over every chunk into partition `seed`."""
+"""Stage `build_seed_graph`: extract the seed share of the chunks into partition `seed`, and link every
+chunk to its title entity (no extraction needed), so all passages are graph nodes from the start."""
 
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ def in_seed(chunk_id: str, share: float) -> bool:
 
 def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks: Iterable[Passage] | None = None) -> dict[str, int]:
     extractor = extractor or make_extractor(config.extraction)
-    inputs = list(chunks) if chunks is not None else read_passages(config.paths.chunks)
-    inputs = [c for c in inputs if in_seed(c.id, config.extraction.seed_share)]
+    every = list(chunks) if chunks is not None else read_passages(config.paths.chunks)
+    inputs = [c for c in every if in_seed(c.id, config.extraction.seed_share)]
     extraction = extract_all(extractor, inputs, config.extraction.batch_size)
-    nodes, edges = graph_tables(extraction)
-    write_partition(config.paths.graph, SEED_PARTITION, nodes, edges)
-    return {"chunks": len(inputs), "nodes": nodes.num_rows, "edges": edges.num_rows}
+    tables = graph_tables(extraction, titled=every)
+    write_partition(config.paths.graph, SEED_PARTITION, tables.nodes, tables.edges, tables.links)
+    return {"chunks": len(inputs), "nodes": tables.nodes.num_rows, "edges": tables.edges.num_rows, "links": tables.links.num_rows}

@@ -18,7 +18,7 @@ import duckdb
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
-from enrich_rag.storage.partitions import PART_FILE, committed_partitions, partition_dir
+from enrich_rag.storage.partitions import PART_FILE, TABLES, committed_partitions, partition_dir
 from enrich_rag.storage.schema import STRUCTURAL_RELATIONS
 
 
@@ -75,12 +75,13 @@ class GraphStore:
 
     def _signature(self, partition: str) -> tuple:
         sig = []
-        for table in ("nodes", "edges"):
+        for table in TABLES:
             path = partition_dir(self.root, table, partition) / PART_FILE
             try:
                 stat = path.stat()
             except FileNotFoundError as exc:
-                raise StorageError(f"partition '{partition}' has no {table} file: {path}") from exc
+                hint = " (a graph built before links existed: rebuild it with `dvc repro`)" if table == "links" else ""
+                raise StorageError(f"partition '{partition}' has no {table} file: {path}{hint}") from exc
             sig.append((stat.st_size, stat.st_mtime_ns, stat.st_ino))
         return tuple(sig)
 
@@ -96,22 +97,25 @@ class GraphStore:
             if not self._loaded:
                 con.execute("CREATE TABLE raw_nodes AS SELECT *, ''::VARCHAR AS partition FROM read_parquet(?) LIMIT 0",
                             [str(partition_dir(self.root, "nodes", partitions[0]) / PART_FILE)])
-                con.execute("CREATE TABLE edges AS SELECT *, ''::VARCHAR AS partition FROM read_parquet(?) LIMIT 0",
-                            [str(partition_dir(self.root, "edges", partitions[0]) / PART_FILE)])
+                for table in ("edges", "links"):
+                    con.execute(f"CREATE TABLE {table} AS SELECT *, ''::VARCHAR AS partition FROM read_parquet(?) LIMIT 0",
+                                [str(partition_dir(self.root, table, partitions[0]) / PART_FILE)])
             for partition in [p for p in self._loaded if wanted.get(p) != self._loaded[p]]:
-                con.execute("DELETE FROM raw_nodes WHERE partition = ?", [partition])
-                con.execute("DELETE FROM edges WHERE partition = ?", [partition])
+                for target in ("raw_nodes", "edges", "links"):
+                    con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
             for partition in [p for p in partitions if self._loaded.get(p) != wanted[p]]:
-                for table, target in (("nodes", "raw_nodes"), ("edges", "edges")):
+                for table, target in (("nodes", "raw_nodes"), ("edges", "edges"), ("links", "links")):
                     path = str(partition_dir(self.root, table, partition) / PART_FILE)
                     con.execute(f"INSERT INTO {target} SELECT *, ? FROM read_parquet(?)", [partition, path])
             con.execute(_NODES_TABLE)
             con.execute("CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id)")
             for column in ("src", "dst", "id"):
                 con.execute(f"CREATE INDEX IF NOT EXISTS edges_{column} ON edges ({column})")
+            for column in ("node", "chunk_id"):
+                con.execute(f"CREATE INDEX IF NOT EXISTS links_{column} ON links ({column})")
         except duckdb.Error as exc:
             self._loaded = {}
-            for table in ("raw_nodes", "edges", "nodes"):
+            for table in ("raw_nodes", "edges", "links", "nodes"):
                 con.execute(f"DROP TABLE IF EXISTS {table}")
             raise StorageError(f"cannot read graph partitions under {self.root}: {exc}") from exc
         self._loaded = wanted
@@ -179,11 +183,40 @@ class GraphStore:
         return self._query("SELECT * FROM edges WHERE id IN (SELECT unnest(?::VARCHAR[]))", [list(ids)])
 
     def covered_chunks(self, chunk_ids: list[str]) -> set[str]:
-        """Which of these chunks already have facts in the graph."""
+        """Which of these chunks the extractor has read: they have facts, or mention links beyond the
+        title link every chunk gets at build time."""
         if not chunk_ids:
             return set()
-        rows = self._query("SELECT DISTINCT chunk_id FROM edges WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(chunk_ids)])
+        rows = self._query(
+            """
+            SELECT chunk_id FROM edges WHERE chunk_id IN (SELECT unnest($1::VARCHAR[]))
+            UNION
+            SELECT chunk_id FROM links WHERE NOT is_title AND chunk_id IN (SELECT unnest($1::VARCHAR[]))
+            """, [list(chunk_ids)])
         return {r["chunk_id"] for r in rows}
+
+    def links(self, node_ids: list[str] | None = None, chunk_ids: list[str] | None = None) -> list[dict[str, Any]]:
+        """Entity-passage links touching these nodes or these chunks, one row per (node, chunk) pair
+        however many partitions saw it, with `degree`: how many passages the node links to."""
+        if not node_ids and not chunk_ids:
+            return []
+        return self._query(
+            """
+            WITH wanted AS (
+                SELECT * FROM links WHERE node IN (SELECT unnest($1::VARCHAR[]))
+                UNION ALL
+                SELECT * FROM links WHERE chunk_id IN (SELECT unnest($2::VARCHAR[]))
+            ), pairs AS (
+                SELECT node, chunk_id, any_value(doc_id) AS doc_id, max(count) AS count, bool_or(is_title) AS is_title
+                FROM wanted GROUP BY node, chunk_id
+            )
+            SELECT p.*, d.degree FROM pairs p
+            JOIN (SELECT node, count(DISTINCT chunk_id) AS degree FROM links
+                  WHERE node IN (SELECT DISTINCT node FROM pairs) GROUP BY node) d USING (node)
+            ORDER BY p.node, p.chunk_id
+            """,
+            [sorted(set(node_ids or [])), sorted(set(chunk_ids or []))],
+        )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:
         """What a partition adds to the graph index: the nodes it introduced and its named-relation edges.

@@ -20,20 +20,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import pyarrow as pa
 from filelock import FileLock
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.atomic import recover, save_index
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
-from enrich_rag.storage.partitions import (committed_partitions, partition_dir, remove_partition, remove_uncommitted,
-                                           write_partition)
+from enrich_rag.storage.partitions import (TABLES, GraphTables, committed_partitions, partition_dir, remove_partition,
+                                           remove_uncommitted, write_partition)
 from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
 MAX_INDEX_IDS = 10_000_000
-TABLES = ("nodes", "edges")
 
 
 @dataclass
@@ -41,6 +39,7 @@ class Commit:
     partition: str
     nodes: int
     edges: int
+    links: int = 0
     indexed: int = 0
     dvc: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -102,14 +101,14 @@ class GraphWriter:
         if not self.dvc.exists():
             raise StorageError(f"no DVC repository at {self.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
 
-    def commit(self, nodes: pa.Table, edges: pa.Table) -> Commit:
+    def commit(self, tables: GraphTables) -> Commit:
         """Write a new enrichment partition, index what it adds, record both with DVC."""
         self.require_dvc()
         with self.lock:
             t0 = time.perf_counter()
             partition = self.new_partition_id()
-            write_partition(self.root, partition, nodes, edges)
-            result = Commit(partition, nodes.num_rows, edges.num_rows)
+            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links)
+            result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
             self.after_partition_write(partition)
 

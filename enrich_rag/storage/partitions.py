@@ -1,26 +1,39 @@
-"""Hive-partitioned graph layout: graph/{nodes,edges}/partition=<id>/part-0.parquet.
+"""Hive-partitioned graph layout: graph/{nodes,edges,links}/partition=<id>/part-0.parquet.
 
-A partition is written whole into a staging folder, then its edges folder and finally its nodes
-folder are renamed into place. The nodes folder is the commit point: readers list partitions by
-their nodes folder, so edges without nodes (a crash between the two renames) are never read and
-are removed by `remove_uncommitted`.
+A partition is written whole into staging folders, then its edges and links folders and finally its
+nodes folder are renamed into place. The nodes folder is the commit point: readers list partitions
+by their nodes folder, so edges or links without nodes (a crash between the renames) are never read
+and are removed by `remove_uncommitted`.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
 from enrich_rag.storage.atomic import _fsync_dir, staging_path, write_parquet_atomic
-from enrich_rag.storage.schema import EDGES, NODES, check_partition_id
+from enrich_rag.storage.schema import EDGES, LINKS, NODES, check_partition_id
 
 PART_FILE = "part-0.parquet"
+TABLES = ("nodes", "edges", "links")
+# Written in this order: nodes, the commit point, last; removed in the reverse order.
+_WRITE_ORDER = ("edges", "links", "nodes")
 # Edges are sorted by source id and cut into small row groups so that min/max statistics let
 # DuckDB skip most of the file for a 1-hop lookup.
 EDGE_ROW_GROUP = 16_384
+
+
+@dataclass(frozen=True)
+class GraphTables:
+    """What one partition holds."""
+
+    nodes: pa.Table
+    edges: pa.Table
+    links: pa.Table
 
 
 def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
@@ -40,20 +53,23 @@ def committed_partitions(graph_root: Path) -> list[str]:
     return sorted(found, key=lambda pid: (pid != "seed", pid))
 
 
-def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa.Table) -> None:
+def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa.Table, links: pa.Table | None = None) -> None:
     graph_root = Path(graph_root)
-    nodes_dir = partition_dir(graph_root, "nodes", partition)
-    edges_dir = partition_dir(graph_root, "edges", partition)
-    nodes = nodes.cast(NODES).sort_by("id")
-    edges = edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")])
+    tables = {
+        "nodes": (nodes.cast(NODES).sort_by("id"), None),
+        "edges": (edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")]), EDGE_ROW_GROUP),
+        "links": ((links if links is not None else LINKS.empty_table()).cast(LINKS).sort_by("node"), EDGE_ROW_GROUP),
+    }
     staged: list[tuple[Path, Path]] = []
     try:
-        for table, target, group in ((edges, edges_dir, EDGE_ROW_GROUP), (nodes, nodes_dir, None)):
+        for name in _WRITE_ORDER:
+            table, group = tables[name]
+            target = partition_dir(graph_root, name, partition)
             tmp = staging_path(target)
             tmp.mkdir(parents=True)
             write_parquet_atomic(table, tmp / PART_FILE, row_group_size=group)
             staged.append((tmp, target))
-        for tmp, target in staged:  # edges first, nodes (the commit point) last
+        for tmp, target in staged:  # nodes (the commit point) last
             if target.exists():
                 shutil.rmtree(target)
             os.replace(tmp, target)
@@ -65,8 +81,8 @@ def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa
 
 
 def remove_partition(graph_root: Path, partition: str) -> None:
-    """Uncommit first (nodes), then drop the edges: a crash in between leaves only orphan edges."""
-    for table in ("nodes", "edges"):
+    """Uncommit first (nodes), then drop edges and links: a crash in between leaves only orphans."""
+    for table in reversed(_WRITE_ORDER):
         target = partition_dir(graph_root, table, partition)
         if target.exists():
             doomed = staging_path(target)
@@ -75,17 +91,17 @@ def remove_partition(graph_root: Path, partition: str) -> None:
 
 
 def remove_uncommitted(graph_root: Path) -> list[str]:
-    """Delete staging leftovers and edge folders whose partition never committed."""
+    """Delete staging leftovers and edge or link folders whose partition never committed."""
     graph_root = Path(graph_root)
     removed = []
     committed = set(committed_partitions(graph_root))
-    for table in ("nodes", "edges"):
+    for table in TABLES:
         root = graph_root / table
         if not root.is_dir():
             continue
         for entry in root.iterdir():
             orphan = entry.name.startswith(".tmp-") or (
-                table == "edges" and entry.is_dir() and entry.name.startswith("partition=")
+                table != "nodes" and entry.is_dir() and entry.name.startswith("partition=")
                 and entry.name.split("=", 1)[1] not in committed
             )
             if orphan:

@@ -1,4 +1,4 @@
-"""Arrow schemas of everything the build writes: chunks, graph nodes, graph edges."""
+"""Arrow schemas of everything the build writes: chunks, graph nodes, graph edges, entity-passage links."""
 
 from __future__ import annotations
 
@@ -48,6 +48,17 @@ EDGES = pa.schema(
     ]
 )
 
+# Provenance: which passages mention which entity. Passages are graph nodes through these rows
+# (PageRank walks entity -> passage -> entity); `is_title` marks the passage that is about the entity.
+LINKS = pa.schema(
+    [
+        ("node", pa.string()),
+        ("chunk_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("count", pa.int32()),
+        ("is_title", pa.bool_()),
+    ]
+)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from enrich_rag.config import Config
 from enrich_rag.storage.atomic import atomic_directory, save_index
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_writer import GraphWriter
-from enrich_rag.storage.partitions import PART_FILE, partition_dir, write_partition
+from enrich_rag.storage.partitions import PART_FILE, TABLES, partition_dir, write_partition
 from enrich_rag.storage.schema import SEED_PARTITION
 
 
@@ -44,11 +44,13 @@ def remove_seed_facts(writer: GraphWriter, chunk_ids: set[str]) -> int:
     For benchmarks and tests of enrichment on a copy; the seed is a build output, never edited in place.
     """
     with writer.lock:
-        nodes = pq.read_table(partition_dir(writer.root, "nodes", SEED_PARTITION) / PART_FILE)
-        edges = pq.read_table(partition_dir(writer.root, "edges", SEED_PARTITION) / PART_FILE)
+        nodes, edges, links = (pq.read_table(partition_dir(writer.root, t, SEED_PARTITION) / PART_FILE) for t in TABLES)
         keep = [c not in chunk_ids for c in edges.column("chunk_id").to_pylist()]
         dropped = [i for i, k in zip(edges.column("id").to_pylist(), keep) if not k]
-        write_partition(writer.root, SEED_PARTITION, nodes, edges.filter(keep))
+        # The chunks' mention links go with their facts; title links need no extraction and stay.
+        links = links.filter([t or c not in chunk_ids for c, t in zip(links.column("chunk_id").to_pylist(),
+                                                                      links.column("is_title").to_pylist())])
+        write_partition(writer.root, SEED_PARTITION, nodes, edges.filter(keep), links)
         writer.index.delete(dropped)
         save_index(writer.index, writer.index_path)
     return len(dropped)

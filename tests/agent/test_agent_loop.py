@@ -130,7 +130,7 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert "Nolan" in data["answer"] and data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
-    assert [s["tool"] for s in data["trace"]["steps"]][:3] == ["AnalyzeQuery", "EnrichContext", "CheckSufficiency"]
+    assert [s["tool"] for s in data["trace"]["steps"]][:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
     selection = data["trace"]["steps"][1]["outputs"]["selection"]  # entity-first evidence, on by default
     assert "Inception" in selection["entities"] and selection["stop_reason"]
     assert committed_partitions(Path(gap_config.paths.graph)) == ["seed"]  # --no-enrich wrote nothing

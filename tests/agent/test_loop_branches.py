@@ -63,7 +63,7 @@ def _outputs(answer, tool):
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == ["AnalyzeQuery", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     assert _outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
     assert _outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
     assert answer.sufficient and answer.answer == "London" and answer.citations
@@ -71,7 +71,7 @@ def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
 
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)])
-    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)  # facts widen with the entry points
+    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)  # PageRank's passages widen each iteration
     answer = agent.answer(QUESTION, allow_enrich=False)
     checks = _outputs(answer, "CheckSufficiency")
     assert 1 <= len(checks) <= 2
@@ -87,7 +87,8 @@ def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_ext
     agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)
     answer = agent.answer(QUESTION, allow_enrich=False)
     answers = [o["answer"] for o in _outputs(answer, "CheckSufficiency")]
-    assert answer.answer == min(zip([8.0, 3.0, 6.0], answers))[1]
+    assert answers == ["Paris", "London", "Rome"]  # 2, 4, then 6 passages
+    assert answer.answer == "London"
     assert math.isclose(answer.perplexity, {"Paris": 8.0, "London": 3.0, "Rome": 6.0}[answer.answer], rel_tol=1e-6)
 
 
@@ -95,14 +96,25 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)],
                               max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == ["AnalyzeQuery", "EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph",
-                                    "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide",
+                                    "EnrichGraph", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     enriched = _outputs(answer, "EnrichGraph")[0]
     assert enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert any(c.startswith("nolan::") for c in enriched["new_chunks"]) and enriched["indexed"] > 0
     assert answer.trace.partitions_written == [enriched["partition"]]
     assert answer.answer == "London" and answer.sufficient  # the retry's answer, not the first round's
     assert resources.writer.verify() == []
+    # The gap the graph could see came first: the top passage the seed never read (the Nolan page).
+    assert [c for c in enriched["unread_candidates"] if c.startswith("nolan::")]
+    assert enriched["new_chunks"][0] == enriched["unread_candidates"][0]
+
+
+def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tmp_path, spacy_extractor):
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 2.0), ("Paris", 9.0)], max_enrich_rounds=1, max_iterations=1)
+    answer = agent.answer(QUESTION)
+    assert [o["answer"] for o in _outputs(answer, "CheckSufficiency")] == ["London", "Paris"]
+    assert answer.trace.partitions_written  # the enrichment happened
+    assert answer.answer == "London" and math.isclose(answer.perplexity, 2.0) and not answer.sufficient
 
 
 def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, spacy_extractor):

@@ -38,7 +38,8 @@ def test_cooccurrence_edges_link_entities_of_one_sentence(spacy_extractor):
 
 def test_title_in_running_text_is_the_title_node(spacy_extractor):
     extraction = spacy_extractor.extract([Passage("c1", "d1", "Closer (magazine)", "Closer is a weekly magazine. Closer was published in London.")])
-    nodes, edges = graph_tables(extraction)
+    tables = graph_tables(extraction)
+    nodes, edges = tables.nodes, tables.edges
     names = set(nodes.column("name").to_pylist())
     assert "Closer (magazine)" in names and "Closer" not in names
     title_row = [r for r in nodes.to_pylist() if r["name"] == "Closer (magazine)"][0]
@@ -52,7 +53,8 @@ def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
         Passage("c1", "d1", "", "The Beatles played in Hamburg."),
         Passage("c2", "d2", "", "Abbey Road is an album by the Beatles, recorded in London."),
     ])
-    nodes, edges = graph_tables(extraction)
+    tables = graph_tables(extraction)
+    nodes, edges = tables.nodes, tables.edges
     beatles = [r for r in nodes.to_pylist() if r["id"] == node_id("Beatles")]
     assert len(beatles) == 1
     chunk_ids = {e["chunk_id"] for e in edges.to_pylist() if node_id("Beatles") in (e["src"], e["dst"])}
@@ -62,3 +64,18 @@ def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
 def test_extraction_is_a_pure_function_of_the_batch(spacy_extractor):
     chunks = [Passage("c1", "d1", "Inception", "Christopher Nolan directed Inception.")]
     assert spacy_extractor.extract(chunks) == spacy_extractor.extract(chunks)
+
+
+def test_links_tie_entities_to_the_passages_that_mention_them(spacy_extractor):
+    """Provenance kept: each mention becomes a link; a title links every passage given, extracted or not."""
+    extracted = Passage("c1", "d1", "Inception", "Christopher Nolan directed Inception in London.")
+    unread = Passage("c2", "d2", "Memento", "Memento is a 2000 film.")
+    tables = graph_tables(spacy_extractor.extract([extracted]), titled=[extracted, unread])
+    links = {(r["node"], r["chunk_id"]): r for r in tables.links.to_pylist()}
+    assert links[(node_id("Christopher Nolan"), "c1")]["is_title"] is False
+    assert links[(node_id("London"), "c1")]["doc_id"] == "d1"
+    assert links[(node_id("Inception"), "c1")]["is_title"] is True
+    assert links[(node_id("Memento"), "c2")]["is_title"] is True and links[(node_id("Memento"), "c2")]["doc_id"] == "d2"
+    assert not [k for k in links if k[1] == "c2" and k[0] != node_id("Memento")]  # c2 was never extracted
+    memento = [r for r in tables.nodes.to_pylist() if r["id"] == node_id("Memento")][0]
+    assert memento["description"] == "Memento is a 2000 film."

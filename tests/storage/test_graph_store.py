@@ -102,8 +102,9 @@ def test_edges_without_committed_nodes_are_invisible_and_cleaned(graph):
     assert committed_partitions(graph) == ["seed"]
     with GraphStore(graph) as store:
         assert "e9" not in {e["id"] for e in store.neighbors([node_id("London")]).edges}
-    assert remove_uncommitted(graph) == ["edges/partition=enrich-x"]
+    assert remove_uncommitted(graph) == ["edges/partition=enrich-x", "links/partition=enrich-x"]
     assert not partition_dir(graph, "edges", "enrich-x").exists()
+    assert not partition_dir(graph, "links", "enrich-x").exists()
 
 
 def test_invalid_partition_ids_are_rejected(tmp_path):
@@ -130,3 +131,33 @@ def test_one_edge_model_round_trips_through_the_parquet_schema():
     back = Edge.from_row(row | {"partition": "seed"}, score=0.5)
     assert back == dataclasses.replace(edge, partition="seed", score=0.5)
     assert back.triple == "Christopher Nolan directed Inception"
+
+
+def _link(name, chunk, count=1, is_title=False):
+    return {"node": node_id(name), "chunk_id": chunk, "doc_id": chunk.upper(), "count": count, "is_title": is_title}
+
+
+def test_links_merge_across_partitions_and_follow_their_partition(tmp_path):
+    from enrich_rag.storage.partitions import remove_partition
+    from enrich_rag.storage.schema import LINKS
+
+    root = tmp_path / "graph"
+    write_partition(root, "seed", pa.Table.from_pylist([_node("Inception"), _node("London")], schema=NODES),
+                    pa.Table.from_pylist([], schema=EDGES),
+                    pa.Table.from_pylist([_link("Inception", "c1", is_title=True), _link("Inception", "c2"),
+                                          _link("London", "c3", is_title=True)], schema=LINKS))
+    write_partition(root, "enrich-1", pa.Table.from_pylist([_node("Inception")], schema=NODES),
+                    pa.Table.from_pylist([], schema=EDGES),
+                    pa.Table.from_pylist([_link("Inception", "c1", count=3), _link("London", "c2", count=2)], schema=LINKS))
+    with GraphStore(root) as store:
+        rows = {(r["node"], r["chunk_id"]): r for r in store.links(node_ids=[node_id("Inception")])}
+        assert set(rows) == {(node_id("Inception"), "c1"), (node_id("Inception"), "c2")}
+        assert rows[(node_id("Inception"), "c1")]["count"] == 3 and rows[(node_id("Inception"), "c1")]["is_title"]
+        assert rows[(node_id("Inception"), "c1")]["degree"] == 2
+        by_chunk = {r["node"] for r in store.links(chunk_ids=["c2"])}
+        assert by_chunk == {node_id("Inception"), node_id("London")}
+        assert store.covered_chunks(["c1", "c2", "c3"]) == {"c1", "c2"}
+        remove_partition(root, "enrich-1")
+        assert {r["node"] for r in store.links(chunk_ids=["c2"])} == {node_id("Inception")}
+        assert store.covered_chunks(["c1", "c2", "c3"]) == {"c2"}
+    assert not partition_dir(root, "links", "enrich-1").exists()

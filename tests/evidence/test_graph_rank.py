@@ -1,0 +1,105 @@
+"""Graph retrieval on a graph built in the test by the real stages (spaCy, MiniLM, DuckDB over Parquet)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from enrich_rag.evidence.graph_rank import personalized_pagerank, rank_passages
+from tests.conftest import write_jsonl
+
+QUESTION = "In which city was the director of the film Zanthorium born?"
+# Zanthorium's page names its director; his page names the city but shares no word with the question
+# beyond "born". The distractors talk about directors, films, cities and births: dense search likes them.
+BRIDGE_CORPUS = [
+    {"id": "zanthorium", "title": "Zanthorium",
+     "text": "Zanthorium is a 2004 science fiction film. Zanthorium was directed by Korvel Imbrecht."},
+    {"id": "imbrecht", "title": "Korvel Imbrecht",
+     "text": "Korvel Imbrecht is a painter and screenwriter. Imbrecht was born in Tarsovia in 1961."},
+    {"id": "d1", "title": "Film directors",
+     "text": "A film director is the person who directs the making of a film. Many film directors were born in a big city."},
+    {"id": "d2", "title": "Cinema city",
+     "text": "The city of cinema is where the film industry was born, and where every director of a film works."},
+    {"id": "d3", "title": "Science fiction film",
+     "text": "Science fiction film is a film genre. Directors of science fiction films were often born in cities."},
+    {"id": "d4", "title": "Birthplace",
+     "text": "A birthplace is the city or town where a person, such as a film director, was born."},
+]
+
+
+@pytest.fixture
+def bridge_config(small_config, spacy_extractor, tmp_path):
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+
+    source = write_jsonl(tmp_path / "bridge.jsonl", BRIDGE_CORPUS)
+    config = dataclasses.replace(small_config, corpus=dataclasses.replace(small_config.corpus, source=str(source)),
+                                 extraction=dataclasses.replace(small_config.extraction, seed_share=1.0))
+    prepare_corpus(config)
+    build_corpus_index(config)
+    build_seed_graph(config, extractor=spacy_extractor)
+    build_graph_index(config)
+    return config
+
+
+def _rank(config, nlp):
+    from enrich_rag.agent.resources import Resources
+    from enrich_rag.evidence.query_analysis import analyze_query
+
+    resources = Resources(config)
+    analysis = analyze_query(QUESTION, nlp, resources.store)
+    retrieval = resources.retrieval()
+    ranking = rank_passages(QUESTION, store=resources.store, graph_index=resources.graph_index, corpus=retrieval.corpus,
+                            passages=resources.passages, config=config.retrieval, embeddings=config.embeddings,
+                            query_entities=analysis.entities, limit=6)
+    dense = [p.doc_id for p in retrieval.corpus(QUESTION, 6)]
+    resources.close()
+    return ranking, dense
+
+
+def test_pagerank_reaches_the_second_hop_that_dense_search_ranks_low(bridge_config, nlp):
+    ranking, dense = _rank(bridge_config, nlp)
+    graph = [p.doc_id for p in ranking.passages]
+    assert dense.index("imbrecht") >= 2, f"the test corpus must make dense search miss the second hop: {dense}"
+    assert set(graph[:2]) == {"zanthorium", "imbrecht"}, graph
+    record = ranking.record()
+    assert record["pagerank_top"][0]["chunk_id"].split("::")[0] in {"zanthorium", "imbrecht"}
+    assert record["pagerank_graph"][0] > len(BRIDGE_CORPUS)  # entities and passages walked together
+
+
+def test_pagerank_walks_title_links_of_passages_the_seed_never_extracted(bridge_config, nlp, spacy_extractor):
+    """Every passage is a node through its title link, extracted or not: the bridge page is reachable
+    from the facts of the first hop even before EnrichGraph reads it."""
+    from enrich_rag.stages.indexes import build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.passages import read_passages
+
+    every = read_passages(bridge_config.paths.chunks)
+    unread = [c for c in every if c.doc_id == "imbrecht"]
+    build_seed_graph(bridge_config, extractor=_SkipChunks(spacy_extractor, {c.id for c in unread}), chunks=every)
+    build_graph_index(bridge_config)
+    ranking, _ = _rank(bridge_config, nlp)
+    assert "imbrecht" in [p.doc_id for p in ranking.passages][:2]
+
+
+class _SkipChunks:
+    """The real spaCy extractor, blind to some chunks (a seed that has not read them yet)."""
+
+    def __init__(self, extractor, skip: set[str]):
+        self.extractor, self.skip, self.name = extractor, skip, extractor.name
+
+    def extract(self, chunks):
+        return self.extractor.extract([c for c in chunks if c.id not in self.skip])
+
+
+def test_personalized_pagerank_keeps_mass_and_follows_links():
+    # 0 - 1 - 2, and 3 alone: mass starts at 0, reaches 2 only through 1, and node 3 returns its share.
+    reset = np.array([1.0, 0.0, 0.0, 1.0])
+    scores = personalized_pagerank([(0, 1, 1.0), (1, 2, 1.0)], reset, damping=0.5)
+    assert scores.sum() == pytest.approx(1.0)
+    assert scores[1] > scores[2] > 0
+    # A dangling node hands its mass back to the restart vector: p3 = (1 - d) r3 / (1 - d r3).
+    assert scores[3] == pytest.approx(0.25 / 0.75)
