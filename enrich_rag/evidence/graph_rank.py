@@ -69,67 +69,79 @@ def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.nda
     return p
 
 
+def entry_points(
+    question: str, *, store: GraphStore, graph_index: Any, config: RetrievalConfig, embeddings: EmbeddingsConfig,
+    query_entities: Iterable[str] = (),
+) -> dict[str, float]:
+    """Entities the question points at, with weights: graph-index facts (both ends) and entities, and
+    the question's own names."""
+    hits = search_graph(graph_index, question, config.graph_entry_points, embeddings) if config.graph_entry_points else []
+    weights: dict[str, float] = {}
+    score = {h["id"]: max(h["score"], 0.0) for h in hits}
+    for hit in hits:
+        if hit.get("kind") == "node":
+            weights[hit["id"]] = weights.get(hit["id"], 0.0) + score[hit["id"]]
+    for edge in store.edges_by_ids([h["id"] for h in hits if h.get("kind") == "edge"]):
+        for end in (edge["src"], edge["dst"]):
+            weights[end] = weights.get(end, 0.0) + score[edge["id"]]
+    for name in query_entities:
+        weights[node_id(name)] = weights.get(node_id(name), 0.0) + 1.0
+    return weights
+
+
+def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig,
+         limit: int) -> tuple[list[tuple[str, float]], dict[str, float], tuple[int, int]]:
+    """PageRank from weighted entry entities and dense passage scores (chunk id -> score in [0, 1]) over
+    their bounded neighbourhood. Returns (chunk id, mass) best first, the reset weights, and the walked
+    graph's size."""
+    # The neighbourhood, two link hops out: the entry entities and the ends of their facts, with their
+    # passages; the entities those passages and the dense ones mention, with their passages.
+    first = store.links(node_ids=list(entities))
+    degree = {r["node"]: r["degree"] for r in first}
+    facts = [e for e in store.neighbors(list(degree), limit=config.max_links).edges if e["relation"] != COOCCURS]
+    ends = [end for e in facts for end in (e["src"], e["dst"])]
+    near = _capped(store.links(node_ids=list(degree) + ends, chunk_ids=list(dense)), config.max_links)
+    far = _capped(store.links(node_ids=[r["node"] for r in near]), config.max_links)
+    links = list({(r["node"], r["chunk_id"]): r for r in near + far}.values())
+
+    # Reset mass: an entity's weight spread over its passages (specific entities count more), and a
+    # small share for the dense passages.
+    reset = {entity: weight / degree[entity] for entity, weight in entities.items() if entity in degree and weight > 0}
+    for chunk, score in dense.items():
+        if score > 0:
+            reset[chunk] = reset.get(chunk, 0.0) + config.passage_weight * score
+
+    chunks = list(dict.fromkeys([*dense, *(r["chunk_id"] for r in links)]))
+    index = {key: i for i, key in enumerate(chunks)}
+    for key in [*(r["node"] for r in links), *ends, *degree]:
+        index.setdefault(key, len(index))
+    weighted = [(index[r["node"]], index[r["chunk_id"]], _link_weight(r, config.title_weight)) for r in links]
+    weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
+    size = (len(index), len(weighted))
+    if not reset:
+        return [(c, dense.get(c, 0.0)) for c in chunks[:limit]], reset, size
+    vector = np.zeros(len(index))
+    for key, weight in reset.items():
+        vector[index[key]] = weight
+    scores = personalized_pagerank(weighted, vector, config.damping)
+    ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
+    return [(c, float(scores[index[c]])) for c in ranked], reset, size
+
+
 def rank_passages(
     question: str, *, store: GraphStore, graph_index: Any, corpus: Callable[[str, int], list[Passage]],
     passages: PassageStore, config: RetrievalConfig, embeddings: EmbeddingsConfig, query_entities: Iterable[str] = (),
     limit: int = 10,
 ) -> GraphRanking:
-    reset: dict[str, float] = {}
-
-    def add(key: str, weight: float) -> None:
-        if weight > 0:
-            reset[key] = reset.get(key, 0.0) + weight
-
-    # 1. Entry points: graph-index facts and entities, the question's names, dense passages.
-    hits = search_graph(graph_index, question, config.graph_entry_points, embeddings) if config.graph_entry_points else []
-    entity_weight: dict[str, float] = {}
-    for hit in hits:
-        if hit.get("kind") == "node":
-            entity_weight[hit["id"]] = entity_weight.get(hit["id"], 0.0) + max(hit["score"], 0.0)
-    for edge in store.edges_by_ids([h["id"] for h in hits if h.get("kind") == "edge"]):
-        score = max(next(h["score"] for h in hits if h["id"] == edge["id"]), 0.0)
-        for end in (edge["src"], edge["dst"]):
-            entity_weight[end] = entity_weight.get(end, 0.0) + score
-    for name in query_entities:
-        entity_weight[node_id(name)] = entity_weight.get(node_id(name), 0.0) + 1.0
-    dense = corpus(question, config.graph_passages)
-
-    # 2. The neighbourhood, two link hops out: the entry entities and the ends of their facts, with
-    # their passages; the entities those passages and the dense ones mention, with their passages.
-    first = store.links(node_ids=list(entity_weight))
-    degree = {r["node"]: r["degree"] for r in first}
-    facts = [e for e in store.neighbors(list(degree), limit=config.max_links).edges if e["relation"] != COOCCURS]
-    ends = [end for e in facts for end in (e["src"], e["dst"])]
-    near = _capped(store.links(node_ids=list(degree) + ends, chunk_ids=[p.id for p in dense]), config.max_links)
-    far = _capped(store.links(node_ids=[r["node"] for r in near]), config.max_links)
-    links = list({(r["node"], r["chunk_id"]): r for r in near + far}.values())
-
-    for entity, weight in entity_weight.items():
-        if entity in degree:  # a name that is not a node of the graph carries no mass
-            add(entity, weight / degree[entity])
-    top = max((p.score for p in dense), default=0.0) or 1.0
-    for p in dense:
-        add(p.id, config.passage_weight * p.score / top)
-
-    # 3. PageRank on the neighbourhood, passages and entities alike.
-    chunks = list(dict.fromkeys([p.id for p in dense] + [r["chunk_id"] for r in links]))
-    index = {key: i for i, key in enumerate(chunks)}
-    for key in [r["node"] for r in links] + ends + list(degree):
-        index.setdefault(key, len(index))
-    if not reset:
-        return GraphRanking(list(dense[:limit]), reset, (len(index), 0))
-    weighted = [(index[r["node"]], index[r["chunk_id"]], _link_weight(r, config.title_weight)) for r in links]
-    weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
-    vector = np.zeros(len(index))
-    for key, weight in reset.items():
-        vector[index[key]] = weight
-    scores = personalized_pagerank(weighted, vector, config.damping)
-
-    ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
-    found = {p.id: p for p in passages.by_ids(ranked)}
-    top = scores[index[ranked[0]]] if ranked else 1.0
-    return GraphRanking([found[c].scored(scores[index[c]] / top) for c in ranked if c in found], reset,
-                        (len(index), len(weighted)))
+    entities = entry_points(question, store=store, graph_index=graph_index, config=config, embeddings=embeddings,
+                            query_entities=query_entities)
+    hits = corpus(question, config.graph_passages)
+    top = max((p.score for p in hits), default=0.0) or 1.0
+    dense = {p.id: p.score / top for p in hits}
+    ranked, reset, size = walk(store, entities, dense, config, limit)
+    found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
+    best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
+    return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], reset, size)
 
 
 def _link_weight(link: dict[str, Any], title_weight: float) -> float:

@@ -91,14 +91,21 @@ def test_crash_between_write_and_upsert_is_repaired_on_next_start(gap_config, em
     fresh.writer.reload_index()
     assert partition in fresh.writer.indexed_ids()
     assert Path(gap_config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
+    assert Path(gap_config.paths.graph, "links", f"partition={partition}.dvc").is_file()
+    # The enrichment's passage links survived the crash: the Nolan page now links to what it mentions.
+    linked = {r["node"] for r in fresh.store.links(chunk_ids=["nolan::c0"])}
+    assert node_id("University College London") in linked
     assert not fresh.writer.reconcile().changed  # idempotent
 
 
 def test_rollback_removes_partition_index_rows_and_dvc_record(gap_config, embedded_llm, spacy_extractor):
     resources = _resources(gap_config, embedded_llm, spacy_extractor)
     result = enrich_graph(QUESTION, resources, limit_chunks=2)
+    assert node_id("University College London") in {r["node"] for r in resources.store.links(chunk_ids=["nolan::c0"])}
     report = resources.writer.rollback(result.partition)
     assert report["index_rows_deleted"] > 0
+    assert not resources.store.links(chunk_ids=["nolan::c0"])  # the seed never read (or title-linked) that page
+    assert not Path(gap_config.paths.graph, "links", f"partition={result.partition}").exists()
     assert result.partition not in committed_partitions(Path(gap_config.paths.graph))
     assert result.partition not in resources.writer.indexed_ids()
     assert not Path(gap_config.paths.graph, "nodes", f"partition={result.partition}.dvc").exists()

@@ -76,7 +76,13 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
         assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID, "graph").get_attribute("data-nodes"))
         tools = [li.find_element(By.CLASS_NAME, "tool").text for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")]
-        assert "EnrichContext" in tools and "CheckSufficiency" in tools
+        assert "GraphRank" in tools and "EnrichContext" in tools and "CheckSufficiency" in tools
+        # The facts' passages are drawn as nodes, structural edges carry no label, and a passage node opens its text.
+        passages = driver.execute_script("return window.cy.nodes('[passage = 1]').map((n) => n.data('chunk'))")
+        assert passages
+        assert driver.execute_script("return window.cy.edges('[structural = 1]').filter((e) => e.data('label')).length") == 0
+        driver.execute_script("window.cy.nodes('[passage = 1]')[0].emit('tap')")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == passages[0])
         link = driver.find_element(By.CSS_SELECTOR, "#citations a")
         link.click()
         WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == link.get_attribute("data-chunk"))

@@ -52,24 +52,45 @@ async function openChunk(chunkId) {
   }
 }
 
-function renderGraph(subgraph) {
+// Structural edges say only that two names met in a sentence: drawn faint and unlabelled.
+const STRUCTURAL = new Set(["co-occurs with", "mentions"]);
+
+// The PCST subgraph: entities (entry points orange), facts between them, and the passages the facts
+// come from (squares, linked to the entities they support; a click opens the passage).
+function renderGraph(subgraph, citations) {
   const entries = new Set(subgraph.entry_ids || []);
   const nodes = subgraph.nodes.map((n) => ({data: {id: n.id, label: n.name, entry: entries.has(n.id) ? 1 : 0}}));
   const known = new Set(subgraph.nodes.map((n) => n.id));
-  const edges = subgraph.edges.filter((e) => known.has(e.src) && known.has(e.dst))
-    .map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst, label: e.relation}}));
+  const facts = subgraph.edges.filter((e) => known.has(e.src) && known.has(e.dst));
+  const edges = facts.map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst,
+    label: STRUCTURAL.has(e.relation) ? "" : e.relation, structural: STRUCTURAL.has(e.relation) ? 1 : 0}}));
+  const titles = new Map((citations || []).map((c) => [c.chunk_id, c.triple]));
+  const passages = new Map();
+  for (const e of facts) {
+    if (!passages.has(e.chunk_id)) passages.set(e.chunk_id, new Set());
+    passages.get(e.chunk_id).add(e.src).add(e.dst);
+  }
+  for (const [chunk, ends] of passages) {
+    nodes.push({data: {id: `p:${chunk}`, label: titles.get(chunk) || chunk.split("::")[0], chunk, passage: 1}});
+    for (const end of ends) edges.push({data: {id: `l:${chunk}:${end}`, source: `p:${chunk}`, target: end, link: 1}});
+  }
   if (window.cy) window.cy.destroy();
   window.cy = cytoscape({
     container: $("graph"),
     elements: [...nodes, ...edges],
-    layout: {name: "cose", animate: false},
+    layout: {name: "cose", animate: false, fit: true, padding: 20},
     style: [
       {selector: "node", style: {label: "data(label)", "font-size": 10, "background-color": "#7a8bd6", width: 16, height: 16}},
       {selector: "node[entry = 1]", style: {"background-color": "#e08a2c"}},
+      {selector: "node[passage = 1]", style: {shape: "round-rectangle", "background-color": "#9fc5a8", "font-size": 9,
+                                              color: "#2f5f3a", width: 14, height: 14}},
       {selector: "edge", style: {label: "data(label)", "font-size": 8, "curve-style": "bezier", "target-arrow-shape": "triangle",
                                  width: 1.5, "line-color": "#aab", "target-arrow-color": "#aab", color: "#556"}},
+      {selector: "edge[structural = 1]", style: {width: 0.8, "line-style": "dashed", "target-arrow-shape": "none", opacity: 0.5}},
+      {selector: "edge[link = 1]", style: {width: 0.8, "line-color": "#cde3d2", "target-arrow-shape": "none"}},
     ],
   });
+  window.cy.on("tap", "node[passage = 1]", (event) => openChunk(event.target.data("chunk")));
   $("graph").dataset.nodes = String(nodes.length);
 }
 
@@ -107,7 +128,7 @@ async function ask(event) {
     $("answer").classList.toggle("unsure", !data.sufficient);
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
     renderCitations(data.citations);
-    renderGraph(data.subgraph);
+    renderGraph(data.subgraph, data.citations);
     renderTimeline(data.trace);
     $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written`;
     $("answer").dataset.state = "done";
