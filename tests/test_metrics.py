@@ -1,4 +1,4 @@
-from enrich_rag.eval.metrics import contains_answer, exact_match, normalize_answer, token_f1
+from enrich_rag.eval.metrics import all_evidence_at_k, contains_answer, exact_match, normalize_answer, recall_at_k, token_f1
 
 
 def test_squad_normalisation():
@@ -17,3 +17,10 @@ def test_exact_match_and_f1_on_known_pairs():
 def test_contains_answer():
     assert contains_answer("He was born in London, England", ["London"]) == 1.0
     assert contains_answer("Paris", ["London"]) == 0.0
+
+
+def test_all_evidence_needs_every_gold_passage_in_the_first_k():
+    retrieved = ["a", "x", "b", "y"]
+    assert recall_at_k(retrieved, {"a", "b"}, 2) == 0.5 and all_evidence_at_k(retrieved, {"a", "b"}, 2) == 0.0
+    assert all_evidence_at_k(retrieved, {"a", "b"}, 3) == 1.0
+    assert all_evidence_at_k(retrieved, set(), 3) == 0.0  # no gold: nothing to judge, never a free point

@@ -38,7 +38,7 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
             continue
         seconds = [r["seconds"] for r in mine]
         stats: dict[str, Any] = {"n": len(mine)}
-        for key in (*ANSWER_METRICS, *[f"{m}@{k}" for m in ("recall", "precision") for k in ev.ks], *JUDGE_METRICS):
+        for key in (*ANSWER_METRICS, *[f"{m}@{k}" for m in ("recall", "all", "precision") for k in ev.ks], *JUDGE_METRICS):
             value = _mean([r[key] for r in mine if key in r])
             if value is not None:
                 stats[key] = value
@@ -61,7 +61,7 @@ def markdown_table(summary: dict[str, dict[str, Any]], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-CONSOLE_COLUMNS = ("n", "em", "f1", "acc", "recall@5", "precision@5", "judge_aggregate", "llm_calls",
+CONSOLE_COLUMNS = ("n", "em", "f1", "acc", "recall@5", "all@5", "precision@5", "judge_aggregate", "llm_calls",
                    "partitions_written", "latency_p50_s", "latency_p95_s")
 
 

@@ -25,7 +25,8 @@ from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.judge import judge
 from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make_method
-from enrich_rag.eval.metrics import contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
+from enrich_rag.eval.metrics import (all_evidence_at_k, contains_answer, exact_match, precision_at_k, recall_at_k,
+                                     token_f1)
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
 from enrich_rag.eval.settings import EvalConfig, eval_config
@@ -126,6 +127,7 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
         gold = set(item.gold_docs)
         for k in ks:
             row[f"recall@{k}"] = round(recall_at_k(prediction.docs, gold, k), 4)
+            row[f"all@{k}"] = all_evidence_at_k(prediction.docs, gold, k)
             row[f"precision@{k}"] = round(precision_at_k(prediction.docs, gold, k), 4)
     return row
 
