@@ -85,7 +85,6 @@ class AgentConfig:
     neighbor_limit: int = bounded(300, ge=1, le=100_000)  # edges fetched around the entry points
     max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget
     max_edges: int = bounded(24, ge=1, le=1000)
-    context_facts: int = bounded(10, ge=1, le=50)  # evidence sentences shown to the LLM
     max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency rounds, each widening the entry points
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)

@@ -36,8 +36,7 @@ from enrich_rag.agent.enrich_graph import enrich_graph
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
-from enrich_rag.eval.prepare import sampled_questions
-from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.eval.runner import ensure_built, retrieval_study
 from enrich_rag.evidence.graph_rank import rank_passages
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.extract.factory import make_extractor
@@ -134,9 +133,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
-    config, ev = load_eval(args.params, args.config)
-    ensure_built(config, ev)
-    items = [i for i in sampled_questions(ev)[: args.limit or None] if i.has_gold]
+    config, ev, items = retrieval_study(args.params, args.config, args.limit)
     extractor = make_extractor(config.extraction)
     work = Path(config.paths.root) / "enrichment_study"
     results = [study(config, ev, share, work, items, extractor) for share in args.shares]

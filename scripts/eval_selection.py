@@ -24,8 +24,7 @@ from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
-from enrich_rag.eval.prepare import sampled_questions
-from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.eval.runner import retrieval_study
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.index.embeddings import search
 
@@ -43,9 +42,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
-    config, ev = load_eval(args.params, args.config)
-    ensure_built(config, ev)
-    items = [i for i in sampled_questions(ev)[: args.limit or None] if i.has_gold]
+    config, ev, items = retrieval_study(args.params, args.config, args.limit)
     resources = Resources(config)
     agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1]))
               for name in VARIANTS}

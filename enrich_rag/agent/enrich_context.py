@@ -29,16 +29,6 @@ class Subgraph:
     entry_ids: list[str] = field(default_factory=list)
     candidates: tuple[int, int] = (0, 0)  # candidate nodes, edges before PCST
 
-    def evidence(self, limit: int) -> list[Edge]:
-        """Distinct evidence sentences, best first (several edges often share one sentence)."""
-        seen: set[str] = set()
-        out = []
-        for fact in self.facts:
-            if fact.evidence not in seen:
-                seen.add(fact.evidence)
-                out.append(fact)
-        return out[:limit]
-
     def to_dict(self) -> dict[str, Any]:
         """The PCST subgraph as the web page draws it."""
         return {"nodes": self.nodes, "edges": [dataclasses.asdict(f) for f in self.facts], "entry_ids": self.entry_ids}

@@ -17,7 +17,7 @@ from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.storage.atomic import atomic_file
 
 SETTINGS_FILE = "api_settings.json"
-AGENT_KEYS = ("allow_enrich", "entry_points", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks", "context_facts")
+AGENT_KEYS = ("allow_enrich", "entry_points", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks")
 EVIDENCE_KEYS = ("entity_first", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds")
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 
