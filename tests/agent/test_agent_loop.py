@@ -138,7 +138,7 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     data = json.loads(result.stdout)
     assert "Nolan" in data["answer"] and data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
     assert [s["tool"] for s in data["trace"]["steps"]][:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
-    selection = data["trace"]["steps"][1]["outputs"]["selection"]  # entity-first evidence, on by default
+    selection = data["trace"]["steps"][2]["outputs"]["selection"]  # entity-first evidence, on by default
     assert "Inception" in selection["entities"] and selection["stop_reason"]
     assert committed_partitions(Path(gap_config.paths.graph)) == ["seed"]  # --no-enrich wrote nothing
     bad = runner.invoke(app, ["graph", "rollback", "enrich-nope", "--params", str(params)])
