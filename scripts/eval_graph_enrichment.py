@@ -11,7 +11,7 @@ Arms, per seed share:
     full        PageRank on a graph extracted from every chunk (the ceiling)
 
 `before` numbers of targeted/random show transfer (what earlier questions' enrichments did for later
-ones); `after - before` is the gain of a question's own enrichment.
+ones; `transfer` = targeted before - seed); `after - before` is the gain of a question's own enrichment.
 
     python scripts/eval_graph_enrichment.py --config configs/hotpotqa.yaml --shares 0.25 0.5 \
         --out bench_results/graph_enrichment_hotpotqa.json
@@ -120,6 +120,7 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
         summary[arm] = {m: round(statistics.fmean(r[arm][m] for r in rows), 4) for m in rows[0]["dense"]}
     summary["own_gain"] = {m: round(summary["targeted"][m] - summary["targeted_before"][m], 4) for m in rows[0]["dense"]}
     summary["random_own_gain"] = {m: round(summary["random"][m] - summary["random_before"][m], 4) for m in rows[0]["dense"]}
+    summary["transfer"] = {m: round(summary["targeted_before"][m] - summary["seed"][m], 4) for m in rows[0]["dense"]}
     return {"share": share, "questions": len(rows), "summary": summary,
             "chunks_extracted": sum(r["new_chunks"] for r in rows),
             "enrich_p50_s": round(statistics.median(r["enrich_s"] for r in rows), 3)}
@@ -136,21 +137,27 @@ def main() -> None:
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
     extractor = make_extractor(config.extraction)
     work = Path(config.paths.root) / "enrichment_study"
-    results = [study(config, ev, share, work, items, extractor) for share in args.shares]
-    for result in results:
-        table = Table(title=f"{ev.dataset}: retrieval with a {result['share']} seed, {result['questions']} questions, "
-                            f"{result['chunks_extracted']} chunks extracted (no reader)")
-        table.add_column("arm")
-        metrics = list(result["summary"]["dense"])
-        for m in metrics:
-            table.add_column(m, justify="right")
-        for arm, stats in result["summary"].items():
-            table.add_row(arm, *(f"{stats[m]:+.3f}" if "gain" in arm else f"{stats[m]:.3f}" for m in metrics))
-        Console(width=140).print(table)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({"dataset": ev.dataset, "results": results}, indent=2) + "\n")
+    results = []
+    for share in args.shares:  # each share is printed and saved as soon as it is done: a share takes many minutes
+        result = study(config, ev, share, work, items, extractor)
+        results.append(result)
+        _print(ev.dataset, result)
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps({"dataset": ev.dataset, "results": results}, indent=2) + "\n")
 
+
+def _print(dataset: str, result: dict) -> None:
+    table = Table(title=f"{dataset}: retrieval with a {result['share']} seed, {result['questions']} questions, "
+                        f"{result['chunks_extracted']} chunks extracted (no reader)")
+    table.add_column("arm")
+    metrics = list(result["summary"]["dense"])
+    for m in metrics:
+        table.add_column(m, justify="right")
+    for arm, stats in result["summary"].items():
+        gain = "gain" in arm or arm == "transfer"
+        table.add_row(arm, *(f"{stats[m]:+.3f}" if gain else f"{stats[m]:.3f}" for m in metrics))
+    Console(width=140).print(table)
 
 if __name__ == "__main__":
     main()
