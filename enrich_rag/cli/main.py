@@ -217,6 +217,14 @@ def graph_rollback(
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
+@graph_app.command("repair")
+def graph_repair(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """Restore damaged partitions from the DVC cache, or remove them with their index rows if it has no copy."""
+    cfg = _config(params, config)
+    actions = _with_agent(cfg, lambda agent: agent.resources.writer.repair())
+    _emit(actions, as_json, _kv_table("repaired" if actions else "nothing to repair", actions))
+
+
 @graph_app.command("stats")
 def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Node and edge counts, per partition."""

@@ -104,5 +104,19 @@ class DvcRepo:
         if dvc_file.exists():
             self.run("remove", str(dvc_file.resolve().relative_to(self.root)))
 
+    def restore(self, paths: list[Path]) -> bool:
+        """Put the recorded version of `paths` back from DVC's cache; False when DVC has no copy."""
+        targets = []
+        for path in paths:
+            target = self._target(path)
+            if target.endswith(".dvc") and not (self.root / target).is_file():
+                return False
+            targets.append(target)
+        try:
+            self.run("checkout", "-f", "-q", *dict.fromkeys(targets))
+        except StorageError:
+            return False
+        return True
+
     def is_tracked(self, path: Path) -> bool:
         return Path(str(path) + ".dvc").is_file()

@@ -5,10 +5,14 @@ the store loads each committed partition once into in-memory DuckDB tables with 
 node and edge ids (~10 ms a query after that). Before every query it compares the committed
 partitions with what it loaded: a new partition is inserted, a removed one deleted, a rewritten one
 reloaded, so a store opened before an enrichment sees it. All values reach SQL as bound parameters.
+
+A partition whose files cannot be read (truncated, missing a table) is quarantined: skipped with one
+warning naming it and the repair command, so one damaged enrichment never stops every command.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +23,11 @@ import duckdb
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
 from enrich_rag.storage.partitions import PART_FILE, TABLES, committed_partitions, partition_dir
-from enrich_rag.storage.schema import STRUCTURAL_RELATIONS
+from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
 
 
+log = logging.getLogger(__name__)
+_DUCKDB_TYPES = {"string": "VARCHAR", "float": "FLOAT", "int32": "INTEGER", "bool": "BOOLEAN", "list<item: string>": "VARCHAR[]"}
 INDEX_LOOKUP_BATCH = 48
 # Names carry the match; a short description disambiguates (and long texts cost embedding time).
 NODE_DESCRIPTION_CHARS = 100
@@ -62,6 +68,7 @@ class GraphStore:
         self._lock = threading.Lock()
         self._loaded: dict[str, tuple] = {}  # partition -> file signature
         self.partitions: list[str] = []
+        self.damaged: dict[str, str] = {}  # quarantined partition -> why
         self._refresh()
 
     def close(self) -> None:
@@ -79,11 +86,39 @@ class GraphStore:
             path = partition_dir(self.root, table, partition) / PART_FILE
             try:
                 stat = path.stat()
-            except FileNotFoundError as exc:
-                hint = " (a graph built before links existed: rebuild it with `dvc repro`)" if table == "links" else ""
-                raise StorageError(f"partition '{partition}' has no {table} file: {path}{hint}") from exc
+            except FileNotFoundError:
+                sig.append(None)
+                continue
             sig.append((stat.st_size, stat.st_mtime_ns, stat.st_ino))
         return tuple(sig)
+
+    def _create_tables(self) -> None:
+        for target, schema in (("raw_nodes", NODES), ("edges", EDGES), ("links", LINKS)):
+            columns = ", ".join(f"{f.name} {_DUCKDB_TYPES[str(f.type)]}" for f in schema)
+            self._con.execute(f"CREATE TABLE IF NOT EXISTS {target} ({columns}, partition VARCHAR)")
+
+    def _load(self, partition: str, signature: tuple) -> None:
+        """Insert one partition's rows, all or none; an unreadable partition is quarantined."""
+        con = self._con
+        missing = [t for t, sig in zip(TABLES, signature) if sig is None]
+        try:
+            if missing:
+                hint = " (a graph built before links existed: rebuild it with `dvc repro`)" if missing == ["links"] else ""
+                raise StorageError(f"no {', '.join(missing)} file{hint}")
+            con.execute("BEGIN")
+            for table, target in (("nodes", "raw_nodes"), ("edges", "edges"), ("links", "links")):
+                path = str(partition_dir(self.root, table, partition) / PART_FILE)
+                con.execute(f"INSERT INTO {target} SELECT *, ? FROM read_parquet(?, hive_partitioning = false)", [partition, path])
+            con.execute("COMMIT")
+            self.damaged.pop(partition, None)
+        except (duckdb.Error, StorageError) as exc:
+            if not missing:
+                con.execute("ROLLBACK")
+            reason = str(exc).splitlines()[0]
+            if self.damaged.get(partition) != reason:
+                log.warning("graph partition '%s' is damaged (%s): skipped; `enrich-rag graph repair` restores or removes it",
+                            partition, reason)
+            self.damaged[partition] = reason
 
     def _refresh(self) -> None:
         partitions = committed_partitions(self.root)
@@ -93,33 +128,30 @@ class GraphStore:
         if wanted == self._loaded:
             return
         con = self._con
-        try:
-            if not self._loaded:
-                con.execute("CREATE TABLE raw_nodes AS SELECT *, ''::VARCHAR AS partition FROM read_parquet(?) LIMIT 0",
-                            [str(partition_dir(self.root, "nodes", partitions[0]) / PART_FILE)])
-                for table in ("edges", "links"):
-                    con.execute(f"CREATE TABLE {table} AS SELECT *, ''::VARCHAR AS partition FROM read_parquet(?) LIMIT 0",
-                                [str(partition_dir(self.root, table, partitions[0]) / PART_FILE)])
-            for partition in [p for p in self._loaded if wanted.get(p) != self._loaded[p]]:
-                for target in ("raw_nodes", "edges", "links"):
-                    con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
-            for partition in [p for p in partitions if self._loaded.get(p) != wanted[p]]:
-                for table, target in (("nodes", "raw_nodes"), ("edges", "edges"), ("links", "links")):
-                    path = str(partition_dir(self.root, table, partition) / PART_FILE)
-                    con.execute(f"INSERT INTO {target} SELECT *, ? FROM read_parquet(?)", [partition, path])
-            con.execute(_NODES_TABLE)
-            con.execute("CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id)")
-            for column in ("src", "dst", "id"):
-                con.execute(f"CREATE INDEX IF NOT EXISTS edges_{column} ON edges ({column})")
-            for column in ("node", "chunk_id"):
-                con.execute(f"CREATE INDEX IF NOT EXISTS links_{column} ON links ({column})")
-        except duckdb.Error as exc:
-            self._loaded = {}
-            for table in ("raw_nodes", "edges", "links", "nodes"):
-                con.execute(f"DROP TABLE IF EXISTS {table}")
-            raise StorageError(f"cannot read graph partitions under {self.root}: {exc}") from exc
+        self._create_tables()
+        for partition in [p for p in self._loaded if wanted.get(p) != self._loaded[p]]:
+            for target in ("raw_nodes", "edges", "links"):
+                con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
+            self.damaged.pop(partition, None)
+        for partition in [p for p in partitions if self._loaded.get(p) != wanted[p]]:
+            self._load(partition, wanted[partition])
+        con.execute(_NODES_TABLE)
+        con.execute("CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id)")
+        for column in ("src", "dst", "id"):
+            con.execute(f"CREATE INDEX IF NOT EXISTS edges_{column} ON edges ({column})")
+        for column in ("node", "chunk_id"):
+            con.execute(f"CREATE INDEX IF NOT EXISTS links_{column} ON links ({column})")
         self._loaded = wanted
-        self.partitions = partitions
+        self.partitions = [p for p in partitions if p not in self.damaged]
+        if not self.partitions:
+            raise StorageError(f"every graph partition under {self.root} is damaged: {self.damaged} "
+                               "(run `enrich-rag graph repair`)")
+
+    def quarantined(self) -> dict[str, str]:
+        """Partitions skipped because their files cannot be read, with why (after a fresh look at disk)."""
+        with self._lock:
+            self._refresh()
+            return dict(self.damaged)
 
     def _query(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         with self._lock:

@@ -5,7 +5,12 @@ Order of writes, each atomic: (1) the partition (its nodes folder rename is the 
 a crash after (1) leaves a partition that `reconcile` upserts and records on the next start; a
 crash before it leaves only a hidden staging folder that `reconcile` removes. A rollback uncommits
 first (the partition disappears for readers), then deletes its index rows, then its DVC record,
-so every crash point again leaves a state `reconcile` finishes. `verify` checks all of it.
+under an intent record written before any of it: a crash at any point leaves the intent, and
+`reconcile` finishes the rollback. `verify` checks all of it, DVC records included.
+
+Several processes may write (the server beside a CLI, two CLIs): the file lock serialises them, and
+a writer that finds the index on disk saved by someone else since it loaded it reloads it before
+writing, so no process upserts into (and saves over) a stale copy.
 
 The writer never imports txtai: it is handed a way to open the graph index, and uses only
 `upsert`, `delete`, `search` and `save` on it.
@@ -13,6 +18,8 @@ The writer never imports txtai: it is handed a way to open the graph index, and 
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,7 +30,7 @@ from typing import Any, Callable
 from filelock import FileLock
 
 from enrich_rag.errors import StorageError
-from enrich_rag.storage.atomic import recover, save_index
+from enrich_rag.storage.atomic import atomic_file, recover, save_index
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.partitions import (TABLES, GraphTables, committed_partitions, partition_dir, remove_partition,
@@ -31,6 +38,7 @@ from enrich_rag.storage.partitions import (TABLES, GraphTables, committed_partit
 from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
+ROLLBACK_INTENT = ".rollback-{partition}.json"  # in the graph root, one per rollback under way
 MAX_INDEX_IDS = 10_000_000
 
 
@@ -51,10 +59,11 @@ class Reconciliation:
     reindexed: dict[str, int] = field(default_factory=dict)
     deindexed: dict[str, int] = field(default_factory=dict)
     recorded: list[str] = field(default_factory=list)
+    finished_rollbacks: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.removed_leftovers or self.reindexed or self.deindexed or self.recorded)
+        return bool(self.removed_leftovers or self.reindexed or self.deindexed or self.recorded or self.finished_rollbacks)
 
 
 class GraphWriter:
@@ -68,6 +77,7 @@ class GraphWriter:
         self.dvc = dvc
         self._open_index = open_index
         self._index: Any = None
+        self._index_version: tuple | None = None  # the saved index the loaded copy came from
         self._index_lock = threading.Lock()
         self.root.mkdir(parents=True, exist_ok=True)
         # One reentrant lock object per writer: a rollback runs reconcile while holding it.
@@ -79,6 +89,7 @@ class GraphWriter:
     def index(self) -> Any:
         with self._index_lock:
             if self._index is None:
+                self._index_version = self._disk_version()  # before loading: a save in between only costs a reload
                 self._index = self._open_index()
             return self._index
 
@@ -86,8 +97,25 @@ class GraphWriter:
         with self._index_lock:
             self._index = None
 
+    def _disk_version(self) -> tuple | None:
+        """Identity of the saved index: every save swaps in a new folder with new files."""
+        try:
+            folder = self.index_path.stat()
+            files = sorted((f.name, f.stat().st_mtime_ns) for f in os.scandir(self.index_path) if f.is_file())
+        except FileNotFoundError:
+            return None
+        return folder.st_ino, folder.st_mtime_ns, tuple(files)
+
+    def _sync_index(self) -> None:
+        """Under the write lock: drop a loaded index that another process has saved over since."""
+        with self._index_lock:
+            if self._index is not None and self._disk_version() != self._index_version:
+                self._index = None
+
     def _save_index(self) -> None:
         save_index(self.index, self.index_path)
+        with self._index_lock:
+            self._index_version = self._disk_version()
 
     def _tracked(self, partitions: list[str]) -> list[Path]:
         return [partition_dir(self.root, t, p) for p in partitions for t in TABLES]
@@ -105,6 +133,7 @@ class GraphWriter:
         """Write a new enrichment partition, index what it adds, record both with DVC."""
         self.require_dvc()
         with self.lock:
+            self._sync_index()
             t0 = time.perf_counter()
             partition = self.new_partition_id()
             write_partition(self.root, partition, tables.nodes, tables.edges, tables.links)
@@ -133,17 +162,54 @@ class GraphWriter:
         with self.lock:
             if partition not in committed_partitions(self.root):
                 raise StorageError(f"no partition '{partition}' (see `enrich-rag graph partitions`)")
-            ids = [d["id"] for d in self.store.index_documents(partition)]
-            remove_partition(self.root, partition)
-            self.index.delete(ids)
-            self._save_index()
-            if self.dvc.exists():
-                for path in self._tracked([partition]):
-                    self.dvc.forget(path)
+            deleted = self._rollback(partition, "rollback")
             # Nodes it introduced that a later partition also mentions are re-indexed under that one;
             # the repair also records the new index version with DVC.
             repair = self.reconcile(force_record=True)
-        return {"partition": partition, "index_rows_deleted": len(ids), "reindexed": repair.reindexed, "dvc": repair.recorded}
+        return {"partition": partition, "index_rows_deleted": deleted, "reindexed": repair.reindexed, "dvc": repair.recorded}
+
+    def _intent(self, partition: str) -> Path:
+        return self.root / ROLLBACK_INTENT.format(partition=check_partition_id(partition))
+
+    def _rollback(self, partition: str, reason: str) -> int:
+        """Record the intent, then remove; under the lock."""
+        self._sync_index()
+        with atomic_file(self._intent(partition)) as tmp:
+            tmp.write_text(json.dumps({"rollback": partition, "reason": reason, "started": datetime.now(timezone.utc).isoformat()}))
+        return self._finish_rollback(partition)
+
+    def _finish_rollback(self, partition: str) -> int:
+        """Every step is safe to repeat, so a rollback cut short is finished by running it again."""
+        remove_partition(self.root, partition)
+        ids = sorted(self.indexed_ids().get(partition, set()))
+        if ids:
+            self.index.delete(ids)
+            self._save_index()
+        if self.dvc.exists():
+            for path in self._tracked([partition]):
+                self.dvc.forget(path)
+        self._intent(partition).unlink(missing_ok=True)
+        return len(ids)
+
+    def repair(self) -> dict[str, str]:
+        """Damaged partitions come back from the DVC cache when it has them; otherwise an enrichment
+        is rolled back (a damaged seed needs `dvc repro`). Returns what was done per partition."""
+        actions: dict[str, str] = {}
+        with self.lock:
+            for partition in self.store.quarantined():
+                if self.dvc.exists() and self.dvc.restore(self._tracked([partition])) and partition not in self.store.quarantined():
+                    actions[partition] = "restored from the DVC cache"
+                elif partition == SEED_PARTITION:
+                    raise StorageError("the seed partition is damaged and the DVC cache cannot restore it: rebuild it with `dvc repro`")
+                else:
+                    self._rollback(partition, "damaged, no DVC copy")
+                    actions[partition] = "removed with its index rows (no DVC copy)"
+            if actions:
+                self.reconcile(force_record=True)
+        return actions
+
+    def pending_rollbacks(self) -> list[str]:
+        return sorted(p.name[len(".rollback-"):-len(".json")] for p in self.root.glob(ROLLBACK_INTENT.format(partition="*")))
 
     def indexed_ids(self) -> dict[str, set[str]]:
         """Index row ids per enrichment partition, as the index holds them."""
@@ -159,10 +225,15 @@ class GraphWriter:
         with self.lock:
             # Before the index is opened: an interrupted save may have left it swapped out.
             report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root)
+            self._sync_index()
+            for partition in self.pending_rollbacks():
+                self._finish_rollback(partition)
+                report.finished_rollbacks.append(partition)
+            damaged = set(self.store.quarantined())  # left as they are for `repair`: never re-recorded over their good copy
             committed = set(committed_partitions(self.root))
             indexed = self.indexed_ids()
             dirty = False
-            for partition in sorted(committed - {SEED_PARTITION}):
+            for partition in sorted(committed - {SEED_PARTITION} - damaged):
                 missing = [d for d in self.store.index_documents(partition) if d["id"] not in indexed.get(partition, set())]
                 if missing:
                     self.index.upsert(missing)
@@ -175,7 +246,7 @@ class GraphWriter:
                     dirty = True
             if dirty:
                 self._save_index()
-            enrichments = sorted(committed - {SEED_PARTITION})
+            enrichments = sorted(committed - {SEED_PARTITION} - damaged)
             if self.dvc.exists() and enrichments:
                 tracked = self._tracked(enrichments) + [self.index_path]
                 if force_record or dirty or not self.dvc.is_current(tracked):
@@ -190,10 +261,12 @@ class GraphWriter:
         leftovers = [str(p) for p in self.root.rglob(".tmp-*")] + [str(p) for p in self.index_path.parent.glob(".tmp-*")]
         if leftovers:
             problems.append(f"leftovers: {leftovers[:2]}")
+        damaged = self.store.quarantined()
+        problems += [f"damaged partition {p}: {why} (run `enrich-rag graph repair`)" for p, why in damaged.items()]
         committed = committed_partitions(self.root)
         indexed = self.indexed_ids()
         for partition in committed:
-            if partition == SEED_PARTITION:
+            if partition == SEED_PARTITION or partition in damaged:
                 continue
             expected = {d["id"] for d in self.store.index_documents(partition)}
             if indexed.get(partition, set()) != expected:
@@ -201,9 +274,16 @@ class GraphWriter:
         orphans = set(indexed) - set(committed)
         if orphans:
             problems.append(f"index rows of missing partitions {sorted(orphans)}")
-        tracked = self._tracked([p for p in committed if p != SEED_PARTITION])
+        tracked = self._tracked([p for p in committed if p != SEED_PARTITION and p not in damaged])
         if tracked and not self.dvc.is_current(tracked + [self.index_path]):
             problems.append("dvc records stale")
+        pending = self.pending_rollbacks()
+        if pending:
+            problems.append(f"rollbacks cut short: {pending} (reconcile finishes them)")
+        recorded = {p.name[len("partition="):-len(".dvc")] for t in TABLES for p in (self.root / t).glob("partition=*.dvc")}
+        unbacked = sorted(recorded - set(committed))
+        if unbacked:
+            problems.append(f"dvc records of partitions not on disk: {unbacked} (`dvc checkout` restores them)")
         return problems
 
     def partitions(self) -> list[dict[str, Any]]:

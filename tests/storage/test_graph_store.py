@@ -117,8 +117,23 @@ def test_empty_or_corrupt_graph_gives_clear_errors(tmp_path, graph):
     with pytest.raises(StorageError, match="no graph partitions"):
         GraphStore(tmp_path / "empty")
     (graph / "edges/partition=seed/part-0.parquet").write_bytes(b"not parquet at all")
-    with pytest.raises(StorageError, match="cannot read graph partitions"):
+    with pytest.raises(StorageError, match="every graph partition .* is damaged.*graph repair"):
         GraphStore(graph)
+
+
+def test_a_damaged_partition_is_quarantined_with_one_warning_and_comes_back_when_repaired(graph, caplog):
+    _write(graph, "enrich-1", [_node("Tom Hardy")], [_edge("e9", "Tom Hardy", "acted in", "Inception")])
+    good = (graph / "edges/partition=enrich-1/part-0.parquet").read_bytes()
+    (graph / "edges/partition=enrich-1/part-0.parquet").write_bytes(good[: len(good) // 2])  # truncated
+    with GraphStore(graph) as store:
+        assert store.partitions == ["seed"] and "enrich-1" in store.damaged
+        assert store.node(node_id("Christopher Nolan"))  # the seed still answers
+        assert store.node(node_id("Tom Hardy")) is None  # nothing half-read from the damaged partition
+        store.counts()  # later queries do not warn again
+        warnings = [r for r in caplog.records if "enrich-1" in r.getMessage()]
+        assert len(warnings) == 1 and "graph repair" in warnings[0].getMessage()
+        (graph / "edges/partition=enrich-1/part-0.parquet").write_bytes(good)
+        assert store.node(node_id("Tom Hardy")) and not store.damaged
 
 
 def test_one_edge_model_round_trips_through_the_parquet_schema():

@@ -1,0 +1,111 @@
+"""Writers under faults, on the real small build (Parquet, DuckDB, txtai, a real DVC repository):
+two writers with their own index copies (as two processes have), a rollback cut short, a damaged
+partition restored from the DVC cache or removed."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.resources import Resources
+from enrich_rag.index.graph_index import search_graph
+from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.partitions import GraphTables, committed_partitions
+from enrich_rag.storage.schema import EDGES, LINKS, NODES
+
+QUESTION = "Where was the director of Inception born?"
+
+
+def _enrich(config, extractor):
+    """One EnrichGraph round (template expansion, no LLM) on fresh resources; returns them and the result."""
+    resources = Resources(config, extractor=extractor)
+    agent_cfg = dataclasses.replace(config.agent, enrich_chunks=2, expansion="template")
+    return resources, Agent(resources, agent_cfg).enrich(QUESTION, [])
+
+
+def _hand_made(name: str):
+    nodes = pa.Table.from_pylist([{"id": node_id(name), "name": name, "type": "PERSON", "description": "", "aliases": []}],
+                                 schema=NODES)
+    return GraphTables(nodes, EDGES.empty_table(), LINKS.empty_table())
+
+
+def test_a_second_writer_with_a_stale_index_copy_keeps_the_first_writers_rows(gap_config, spacy_extractor):
+    late = Resources(gap_config, extractor=spacy_extractor)
+    late.graph_index  # loaded before the other writer commits, as a second process would hold it
+    first, result = _enrich(gap_config, spacy_extractor)
+    assert result.partition and result.indexed > 0
+    commit = late.writer.commit(_hand_made("Tom Hardy"))
+    assert commit.indexed == 1
+    fresh = Resources(gap_config)
+    indexed = fresh.writer.indexed_ids()
+    assert result.partition in indexed and commit.partition in indexed  # without the reload the second save drops the first's rows
+    assert fresh.writer.verify() == []
+    assert node_id("University College London") in {h["id"] for h in search_graph(late.graph_index, "University College London", 3, gap_config.embeddings)}
+
+
+def test_a_rollback_cut_short_is_finished_by_reconcile(gap_config, spacy_extractor):
+    resources, result = _enrich(gap_config, spacy_extractor)
+    graph = Path(gap_config.paths.graph)
+    assert (graph / "nodes" / f"partition={result.partition}.dvc").is_file()
+
+    def killed(path):
+        raise KeyboardInterrupt("injected kill before the DVC records go")
+
+    resources.writer.dvc.forget = killed
+    with pytest.raises(KeyboardInterrupt):
+        resources.writer.rollback(result.partition)
+    fresh = Resources(gap_config)
+    assert result.partition not in committed_partitions(graph)
+    problems = fresh.writer.verify()
+    assert any("rollbacks cut short" in p for p in problems) and any("not on disk" in p for p in problems)
+    report = fresh.writer.reconcile()
+    assert report.finished_rollbacks == [result.partition]
+    assert not (graph / "nodes" / f"partition={result.partition}.dvc").exists()
+    assert fresh.writer.verify() == []
+
+
+def _truncate(path: Path) -> bytes:
+    good = path.read_bytes()
+    path.write_bytes(good[: len(good) // 2])
+    return good
+
+
+def test_a_damaged_partition_is_restored_from_the_dvc_cache(gap_config, spacy_extractor):
+    _, result = _enrich(gap_config, spacy_extractor)
+    edges = Path(gap_config.paths.graph) / "edges" / f"partition={result.partition}" / "part-0.parquet"
+    good = _truncate(edges)
+    resources = Resources(gap_config)
+    assert resources.store.quarantined().keys() == {result.partition}
+    assert resources.store.node(node_id("Inception"))  # the rest of the graph still answers
+    assert not resources.writer.reconcile().recorded  # the damaged copy is never recorded over the good one
+    assert any("damaged partition" in p and "graph repair" in p for p in resources.writer.verify())
+    assert resources.writer.repair() == {result.partition: "restored from the DVC cache"}
+    assert edges.read_bytes() == good
+    assert resources.writer.verify() == [] and not resources.store.quarantined()
+
+
+def test_a_damaged_partition_without_a_dvc_copy_is_removed_with_its_index_rows(gap_config, spacy_extractor):
+    _, result = _enrich(gap_config, spacy_extractor)
+    graph = Path(gap_config.paths.graph)
+    for table in ("nodes", "edges", "links"):  # as if DVC never recorded it
+        (graph / table / f"partition={result.partition}.dvc").unlink()
+    _truncate(graph / "links" / f"partition={result.partition}" / "part-0.parquet")
+    resources = Resources(gap_config)
+    assert resources.writer.repair() == {result.partition: "removed with its index rows (no DVC copy)"}
+    assert result.partition not in committed_partitions(graph)
+    assert result.partition not in resources.writer.indexed_ids()
+    assert resources.writer.verify() == []
+
+
+def test_rollback_works_on_a_damaged_partition(gap_config, spacy_extractor):
+    _, result = _enrich(gap_config, spacy_extractor)
+    _truncate(Path(gap_config.paths.graph) / "nodes" / f"partition={result.partition}" / "part-0.parquet")
+    resources = Resources(gap_config)
+    report = resources.writer.rollback(result.partition)
+    assert report["index_rows_deleted"] == result.indexed
+    assert resources.writer.verify() == []
+
