@@ -129,6 +129,15 @@ class EvidenceConfig:
 
 
 @dataclass(frozen=True)
+class ServeConfig:
+    """What one web request may cost: the server stays up whatever clients send."""
+
+    query_timeout_s: float = bounded(60.0, gt=0.0, le=3600.0)  # over it: 504, and the question stops before its next tool
+    max_body_bytes: int = bounded(65_536, ge=1024, le=10_000_000)  # larger bodies are refused (413) before they are read
+    workers: int = bounded(4, ge=1, le=64)  # questions answered at once; the rest wait within their time limit
+
+
+@dataclass(frozen=True)
 class PathsConfig:
     root: str = "data"
     chunks: str = "data/corpus/chunks.parquet"
@@ -148,6 +157,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    serve: ServeConfig = field(default_factory=ServeConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -174,6 +184,7 @@ _SECTIONS = {
     "agent": AgentConfig,
     "evidence": EvidenceConfig,
     "retrieval": RetrievalConfig,
+    "serve": ServeConfig,
     "paths": PathsConfig,
 }
 

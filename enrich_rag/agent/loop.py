@@ -114,10 +114,12 @@ class Agent:
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
 
-    def answer(self, question: str, allow_enrich: bool | None = None) -> Answer:
+    def answer(self, question: str, allow_enrich: bool | None = None,
+               should_stop: Callable[[], str | None] | None = None) -> Answer:
+        """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped."""
         question = validate_question(question)
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
-        trace = Trace(question)
+        trace = Trace(question, should_stop=should_stop)
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
         best = SearchRound()

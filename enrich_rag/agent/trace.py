@@ -6,7 +6,13 @@ import json
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
+
+from enrich_rag.errors import EnrichRagError
+
+
+class QueryStopped(EnrichRagError):
+    """A question given up between two tools: over its time limit, or its client went away."""
 
 
 @dataclass
@@ -23,9 +29,15 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     partitions_written: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # Asked before every tool; a reason stops the question there (tools themselves are never cut
+    # in half, so an enrichment commit always finishes).
+    should_stop: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def step(self, tool: str, **inputs: Any) -> Iterator[Step]:
+        reason = self.should_stop() if self.should_stop else None
+        if reason:
+            raise QueryStopped(f"stopped before {tool}: {reason}")
         step = Step(tool, inputs)
         start = time.perf_counter()
         try:
@@ -38,7 +50,7 @@ class Trace:
         return [s.tool for s in self.steps]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "should_stop"}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)

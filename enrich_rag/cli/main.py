@@ -313,7 +313,8 @@ def serve(
     except EnrichRagError as exc:
         _fail(exc)
     console.print(f"EnrichRAG on http://{host}:{port}  (OpenAPI: /docs)")
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    # Connections beyond a few per worker get a 503 at once instead of piling up.
+    uvicorn.run(application, host=host, port=port, log_level="warning", limit_concurrency=cfg.serve.workers * 8)
 
 
 @app.command("eval")

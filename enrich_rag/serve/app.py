@@ -1,13 +1,19 @@
 """The HTTP API and the single page: ask, see the answer, its passages, the subgraph and the trace.
 
-One `Resources` (graph store, indexes, LLM) serves every request; FastAPI runs the sync endpoints
-in its thread pool, and the agent's own locks keep the LLM and graph writes safe. Errors come back
-as 400 with one line naming the problem.
+One `Resources` (graph store, indexes, LLM) serves every request; questions run on a bounded pool of
+`serve.workers` threads, and the agent's own locks keep the LLM, the indexes and graph writes safe.
+Every request is bounded: bodies over `serve.max_body_bytes` are refused before they are read, and a
+question past `serve.query_timeout_s` (or whose client went away) is answered 504 and stops before its
+next tool, freeing its worker. Errors come back with one line naming the problem.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent
 from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.trace import QueryStopped
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve import settings as settings_io
@@ -45,6 +52,58 @@ def _one_line(exc: RequestValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid')}"
 
 
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """ASGI middleware: a declared length over the limit is refused unread; an undeclared (chunked)
+    body is cut off as soon as it passes the limit, so no request can make the server buffer more."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        message = f"request body over the {self.max_bytes:,}-byte limit"
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            return await _refuse(send, 413, message)
+        received, over, refused = 0, False, False
+
+        async def limited():
+            nonlocal received, over
+            event = await receive()
+            received += len(event.get("body", b""))
+            if received > self.max_bytes:
+                over = True
+                raise _BodyTooLarge  # stops the read; FastAPI turns it into its own error response
+            return event
+
+        async def guarded(event):
+            nonlocal refused
+            if not over:
+                return await send(event)
+            if not refused:  # whatever the app answers to a cut-off body, the client gets the 413
+                refused = True
+                await _refuse(send, 413, message)
+
+        try:
+            await self.app(scope, limited, guarded)
+        except _BodyTooLarge:
+            if not refused:
+                await _refuse(send, 413, message)
+
+
 def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     resources = resources or Resources(config)
     resources.writer.reconcile()
@@ -52,6 +111,8 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     state: dict[str, Any] = {"settings": settings_io.load(settings_path, settings_io.from_configs(config.agent, config.evidence))}
     lock = threading.Lock()
     conversations = Conversations()
+    workers = ThreadPoolExecutor(max_workers=config.serve.workers, thread_name_prefix="query")
+    limit_s = config.serve.query_timeout_s
 
     def agent() -> Agent:
         agent_cfg, evidence_cfg = settings_io.apply(state["settings"], config.agent, config.evidence)
@@ -64,19 +125,46 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": _one_line(exc)}, status_code=400)
 
+    @app.exception_handler(QueryStopped)
+    async def stopped(_: Request, exc: QueryStopped) -> JSONResponse:
+        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=504)
+
     @app.exception_handler(EnrichRagError)
     async def refused(_: Request, exc: EnrichRagError) -> JSONResponse:
         return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
 
-    @app.post("/api/query")
-    def query(request: QueryRequest) -> dict[str, Any]:
+    def answer(request: QueryRequest, should_stop) -> dict[str, Any]:
         previous = conversations.last(request.conversation_id)
         asked = resolve_followup(request.question, previous)
-        answer = agent().answer(asked, allow_enrich=request.allow_enrich)
+        answer = agent().answer(asked, allow_enrich=request.allow_enrich, should_stop=should_stop)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
         entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
         conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))
         return answer.to_dict() | {"conversation_id": conversation_id, "resolved_question": asked}
+
+    @app.post("/api/query")
+    async def query(request: QueryRequest, http: Request) -> Any:
+        deadline = time.monotonic() + limit_s  # counted from arrival: waiting for a worker counts too
+        gone = threading.Event()
+
+        def should_stop() -> str | None:
+            if gone.is_set():
+                return "the client disconnected"
+            return f"over the {limit_s:g} s time limit" if time.monotonic() > deadline else None
+
+        job = asyncio.get_running_loop().run_in_executor(workers, answer, request, should_stop)
+        job.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
+        while not job.done():
+            await asyncio.wait({job}, timeout=0.25)
+            if job.done():
+                break
+            if await http.is_disconnected():
+                gone.set()
+                return JSONResponse({"error": "client disconnected"}, status_code=499)
+            if time.monotonic() > deadline:
+                return JSONResponse({"error": f"question over the {limit_s:g} s time limit (serve.query_timeout_s); "
+                                              "it stops before its next step"}, status_code=504)
+        return job.result()
 
     @app.get("/api/config")
     def get_config() -> dict[str, Any]:
@@ -115,4 +203,6 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(BodyLimit, max_bytes=config.serve.max_body_bytes)
+    app.state.workers = workers
     return app

@@ -11,15 +11,19 @@ import json
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.errors import ConfigError
 from enrich_rag.storage.atomic import atomic_file
 
 SETTINGS_FILE = "api_settings.json"
 AGENT_KEYS = ("allow_enrich", "entry_points", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks")
 EVIDENCE_KEYS = ("entity_first", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds")
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str}
+# Tighter maxima than params.yaml allows, so that one question from the page stays within the
+# server's time limit on a 2-core machine (measured with `scripts/load_test.py --maxima`).
+WEB_MAXIMA = {"entry_points": 32, "max_iterations": 3, "max_enrich_rounds": 2, "enrich_chunks": 8, "candidates": 40, "rounds": 3}
 
 
 def _fields(cls: type, keys: tuple[str, ...], optional: bool) -> dict[str, Any]:
@@ -31,6 +35,8 @@ def _fields(cls: type, keys: tuple[str, ...], optional: bool) -> dict[str, Any]:
         # A cross-encoder path in params.yaml is not offered on the page: only the fixed choices.
         kind = Literal[meta["choices"]] if "choices" in meta else _TYPES[str(f.type).split()[0]]
         bounds = {k: meta[k] for k in ("ge", "gt", "le") if k in meta}
+        if f.name in WEB_MAXIMA:
+            bounds["le"] = min(bounds.get("le", WEB_MAXIMA[f.name]), WEB_MAXIMA[f.name])
         out[f.name] = (Optional[kind], Field(None, **bounds)) if optional else (kind, Field(..., **bounds))
     return out
 
@@ -44,6 +50,7 @@ SettingsUpdate = create_model("SettingsUpdate", __config__=_STRICT, __doc__="Any
 
 def from_configs(agent: AgentConfig, evidence: EvidenceConfig) -> BaseModel:
     values = {k: getattr(agent, k) for k in AGENT_KEYS} | {k: getattr(evidence, k) for k in EVIDENCE_KEYS}
+    values |= {k: min(values[k], cap) for k, cap in WEB_MAXIMA.items()}  # params.yaml may go further than the page
     if values["rerank"] not in ("entity", "none", "llm"):
         values["rerank"] = "entity"  # a cross-encoder path in params.yaml is not offered on the page
     return Settings(**values)
@@ -56,9 +63,18 @@ def apply(settings: BaseModel, agent: AgentConfig, evidence: EvidenceConfig) -> 
 
 
 def load(path: Path, default: BaseModel) -> BaseModel:
+    """The page's saved settings; a damaged or hand-edited file is one line naming it, never a traceback."""
     if not path.is_file():
         return default
-    return Settings(**(default.model_dump() | json.loads(path.read_text(encoding="utf-8"))))
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(saved, dict):
+            raise ValueError("not a JSON object")
+        return Settings(**(default.model_dump() | saved))
+    except (ValueError, UnicodeDecodeError) as exc:  # pydantic's ValidationError is a ValueError
+        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+        why = f"{'.'.join(map(str, first['loc']))}: {first['msg']}" if first else str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: {why} (fix or delete the file; the page writes it again)") from exc
 
 
 def save(path: Path, settings: BaseModel) -> None:

@@ -92,3 +92,48 @@ def test_openapi_schema_and_page(client):
     page = client.get("/")
     assert page.status_code == 200 and "/static/vendor/cytoscape.min.js" in page.text
     assert client.get("/static/vendor/cytoscape.min.js").status_code == 200
+
+
+def _client_with(config, resources, **serve):
+    import dataclasses
+
+    return TestClient(create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), resources))
+
+
+def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, resources, max_body_bytes=4096) as client:
+        big = b'{"question": "' + b"x" * 20_000_000 + b'"}'
+        response = client.post("/api/query", content=big, headers={"content-type": "application/json"})
+        assert response.status_code == 413 and "4,096-byte limit" in response.json()["error"]
+        chunked = client.post("/api/query", content=iter([b'{"question": "', b"y" * 8192, b'"}']),
+                              headers={"content-type": "application/json"})
+        assert chunked.status_code == 413  # no declared length: cut off once past the limit
+        assert client.post("/api/config", json={"k": 2}).status_code == 200  # small bodies still pass
+
+
+def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config, embedded_llm, spacy_extractor):
+    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, resources, query_timeout_s=0.3, workers=1) as client:
+        response = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
+        assert response.status_code == 504 and "0.3 s time limit" in response.json()["error"]
+        # The one worker is free again within one tool's time: the question stopped, it did not run on.
+        client.app.state.workers.submit(lambda: None).result(timeout=20)
+
+
+def test_page_settings_cannot_exceed_what_one_question_can_afford(client):
+    response = client.post("/api/config", json={"candidates": 200})
+    assert response.status_code == 400 and "less than or equal to 40" in response.json()["error"]
+
+
+def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extractor):
+    from pathlib import Path
+
+    from enrich_rag.errors import ConfigError
+
+    Path(gap_config.paths.root, "api_settings.json").write_text('{"k": "two"')
+    with pytest.raises(ConfigError, match="api_settings.json: .*fix or delete the file"):
+        create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
+    Path(gap_config.paths.root, "api_settings.json").write_text('{"k": 0}')
+    with pytest.raises(ConfigError, match="k: Input should be greater than or equal to 1"):
+        create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
