@@ -93,6 +93,10 @@ def validate_question(question: str) -> str:
         raise QueryError("question is empty")
     if "\x00" in question:
         raise QueryError("question contains binary data (NUL bytes)")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes reach Python as lone surrogates (argv, files read with errors)
+        raise QueryError("question is not valid UTF-8 text") from None
     if len(question) > MAX_QUESTION_CHARS:
         raise QueryError(f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
     return " ".join(question.split())

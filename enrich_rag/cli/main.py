@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from enrich_rag.config import Config, load_config
 from enrich_rag.errors import EnrichRagError
@@ -36,7 +37,9 @@ def _config(params: Path, overlay: Optional[Path]) -> Config:
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[red]error:[/red] {exc}")
+    # One line whatever the terminal's width (soft wrap), and the message printed as it is, not as markup.
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    console.print(Text.assemble(("error: ", "red"), message), soft_wrap=True)
     raise typer.Exit(1)
 
 

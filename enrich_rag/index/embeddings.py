@@ -73,6 +73,11 @@ class SerializedIndex:
         return serialized
 
 
+# What a saved content + dense + BM25 index holds besides its config; txtai loads without some of
+# them and fails later, deep inside a search.
+INDEX_FILES = ("documents", "embeddings", "scoring")
+
+
 def new_index(config: EmbeddingsConfig) -> SerializedIndex:
     from txtai import Embeddings
 
@@ -85,6 +90,10 @@ def open_index(path: Path | str, config: EmbeddingsConfig) -> SerializedIndex:
     path = Path(path)
     if not (path / "config.json").is_file() and not (path / "config").is_file():
         raise StorageError(f"no txtai index at {path} (run `dvc repro` or `enrich-rag build`)")
+    missing = [name for name in INDEX_FILES if not (path / name).is_file()]
+    if missing:
+        raise StorageError(f"the txtai index at {path} lacks {', '.join(missing)}: restore it with `dvc checkout` "
+                           "or rebuild it with `dvc repro`")
     embeddings = Embeddings()
     try:
         embeddings.load(str(path), config={"path": model_path(config)})

@@ -41,6 +41,7 @@ def cli_params(gap_config, tmp_path):
     ("   \t\n ", "question is empty"),
     ("x" * 100_000, "the limit is 2,000"),
     ("who\x00\x01\x02", "binary data"),
+    (b"who directed \xff\xfe?".decode("utf-8", "surrogateescape"), "not valid UTF-8"),  # as argv delivers bad bytes
 ])
 def test_bad_queries_exit_nonzero_with_one_line_and_change_nothing(gap_config, cli_params, question, message):
     before = _fingerprint(gap_config.paths.graph, gap_config.paths.graph_index)
@@ -97,3 +98,17 @@ def test_injected_passage_does_not_change_the_answer(embedded_llm):
     answer = embedded_llm.generate(answer_prompt("Who directed Inception?",
                                                  [attack, "Inception is a 2010 film directed by Christopher Nolan."]))
     assert "HACKED" not in answer.text and "Nolan" in answer.text
+
+
+def test_enrich_with_an_undecodable_question_is_one_line(gap_config, cli_params):
+    result = CliRunner().invoke(app, ["enrich", b"Nolan \xff".decode("utf-8", "surrogateescape"), "--params", str(cli_params)])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1 and "not valid UTF-8" in lines[0]
+
+
+def test_an_index_missing_its_documents_is_one_line_naming_the_fix(gap_config, cli_params):
+    (Path(gap_config.paths.graph_index) / "documents").unlink()
+    result = CliRunner().invoke(app, ["query", "Who directed Inception?", "--no-enrich", "--params", str(cli_params)])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1
+    assert "lacks documents" in lines[0] and "dvc checkout" in lines[0]
