@@ -49,7 +49,7 @@ class EnrichResult:
                "partition": self.partition, "nodes": self.nodes, "edges": self.edges, "indexed": self.indexed,
                "dvc": self.dvc, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
         if not self.partition:
-            out["reason"] = "no uncovered chunks found"
+            out["reason"] = "nothing new in the chunks read" if self.new_chunks else "no uncovered chunks found"
         return out
 
 
@@ -100,8 +100,11 @@ def enrich_graph(
 
     t0 = time.perf_counter()
     extraction = extractor().extract(sorted(new, key=lambda p: p.id))
-    tables = graph_tables(extraction)
+    tables = store.only_new(graph_tables(extraction))
     timings["extraction"] = time.perf_counter() - t0
+    if not any(t.num_rows for t in (tables.nodes, tables.edges, tables.links)):
+        result.seconds = timings  # the chunks held nothing the graph lacks: no partition, no DVC record
+        return result
 
     commit = writer.commit(tables)
     result.partition, result.nodes, result.edges = commit.partition, commit.nodes, commit.edges

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
-from enrich_rag.storage.partitions import PART_FILE, TABLES, committed_partitions, partition_dir
+from enrich_rag.storage.partitions import PART_FILE, TABLES, GraphTables, committed_partitions, partition_dir
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
 
 
@@ -249,6 +250,19 @@ class GraphStore:
             """,
             [sorted(set(node_ids or [])), sorted(set(chunk_ids or []))],
         )
+
+    def only_new(self, tables: GraphTables) -> GraphTables:
+        """The rows of `tables` the graph does not hold yet (nodes and edges by id, links by node and
+        chunk): what an enrichment adds. Nothing new means no partition, so re-reading a chunk is idempotent."""
+        known_nodes = {r["id"] for r in self.nodes_by_ids(tables.nodes.column("id").to_pylist())}
+        known_edges = {r["id"] for r in self.edges_by_ids(tables.edges.column("id").to_pylist())}
+        known_links = {(r["node"], r["chunk_id"]) for r in self.links(chunk_ids=tables.links.column("chunk_id").to_pylist())}
+        return GraphTables(
+            tables.nodes.filter(pa.array([i not in known_nodes for i in tables.nodes.column("id").to_pylist()], pa.bool_())),
+            tables.edges.filter(pa.array([i not in known_edges for i in tables.edges.column("id").to_pylist()], pa.bool_())),
+            tables.links.filter(pa.array([pair not in known_links for pair in zip(tables.links.column("node").to_pylist(),
+                                                                                    tables.links.column("chunk_id").to_pylist())],
+                                         pa.bool_())))
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:
         """What a partition adds to the graph index: the nodes it introduced and its named-relation edges.

@@ -109,3 +109,26 @@ def test_rollback_works_on_a_damaged_partition(gap_config, spacy_extractor):
     assert report["index_rows_deleted"] == result.indexed
     assert resources.writer.verify() == []
 
+
+
+def test_an_enrichment_that_finds_nothing_new_writes_no_partition(gap_config, spacy_extractor):
+    from enrich_rag.agent.enrich_graph import enrich_graph
+    from enrich_rag.extract.assemble import graph_tables
+    from enrich_rag.storage.passages import read_passages
+
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    chunks = read_passages(gap_config.paths.chunks)
+    seen = [p for p in chunks if p.doc_id == "inception"]  # the seed has read it
+    again = resources.store.only_new(graph_tables(spacy_extractor.extract(seen)))
+    assert (again.nodes.num_rows, again.edges.num_rows, again.links.num_rows) == (0, 0, 0)
+
+    class Rereads:  # the real extractor, handed a chunk the seed already holds whatever it is asked to read
+        def extract(self, _chunks):
+            return spacy_extractor.extract(seen)
+
+    graph = Path(gap_config.paths.graph)
+    before = committed_partitions(graph), sorted(p.name for p in graph.rglob("*.dvc"))
+    result = enrich_graph(QUESTION, [], corpus=resources.retrieval().corpus, store=resources.store, extractor=Rereads,
+                          writer=resources.writer, llm=None, limit_chunks=1, candidates=[p for p in chunks if p.doc_id == "nolan"])
+    assert result.new_chunks and result.partition is None and result.record()["reason"] == "nothing new in the chunks read"
+    assert (committed_partitions(graph), sorted(p.name for p in graph.rglob("*.dvc"))) == before
