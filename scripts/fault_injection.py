@@ -1,16 +1,21 @@
-"""Fault injection: SIGKILL an enrichment at random moments, restart, and check consistency.
+"""Fault injection: SIGKILL a writer at random moments, restart, and check consistency.
 
 A workspace is built from bundled HotpotQA passages (seed graph from a quarter of the chunks, so
 enrichment has gaps to fill) in a temp dir with its own DVC repo. Each round starts a worker process
-that loads everything, then runs one EnrichGraph; the orchestrator kills it with SIGKILL after a
-random delay spread over a measured enrichment's duration. Then, as the next start would, it runs
-`reconcile` and checks that:
+that loads everything, then runs one write; the orchestrator kills it with SIGKILL after a random
+delay spread over a measured run of the same write. The writes, `--kills` rounds each:
+  - enrich:    one EnrichGraph (partition -> index -> DVC);
+  - rollback:  the rollback of the newest enrichment partition (an unkilled enrichment first if none);
+  - reconcile: the repair of an enrichment that crashed between its partition write and its index
+               upsert (made just before, by a worker that exits at that point).
+Then, as the next start would, it runs `reconcile` and checks that:
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
   - DVC's records match every committed partition and the index (`dvc status` clean).
 The checks are `GraphWriter.verify`, the same the package offers to anyone.
 
-    python scripts/fault_injection.py --kills 50 --out bench_results/fault_injection.json
+    python scripts/fault_injection.py --kills 50 --operations enrich rollback reconcile \
+        --out bench_results/fault_injection.json
 """
 
 from __future__ import annotations
@@ -76,18 +81,28 @@ def _build(params: Path) -> list[str]:
 
 
 def _worker(params: Path) -> None:
+    """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
+    "reconcile", or "crash <topic>": an enrichment that dies between partition write and upsert)."""
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
+    from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
     resources = Resources(config)
     for name in ("graph_index", "corpus_index", "extractor"):  # load everything before the clock starts
         getattr(resources, name)
     print("READY", flush=True)
-    question = sys.stdin.readline().strip()
+    operation, _, topic = sys.stdin.readline().strip().partition(" ")
     started = time.perf_counter()
-    result = Agent(resources).enrich(question, [])
-    print(json.dumps({"seconds": time.perf_counter() - started, "partition": result.partition}), flush=True)
+    if operation == "crash":
+        resources.writer.after_partition_write = lambda partition: os._exit(3)
+    if operation in ("enrich", "crash"):
+        done = Agent(resources).enrich(topic, []).partition
+    elif operation == "rollback":
+        done = resources.writer.rollback([p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"][-1])["partition"]
+    else:
+        done = resources.writer.reconcile().changed
+    print(json.dumps({"seconds": time.perf_counter() - started, "done": done}), flush=True)
 
 
 def _check(params: Path) -> dict:
@@ -104,9 +119,17 @@ def _check(params: Path) -> dict:
             "repaired": report.changed, "problems": problems}
 
 
+def _enrichments(params: Path) -> list[str]:
+    from enrich_rag.storage.partitions import committed_partitions
+
+    return [p for p in committed_partitions(Path(load_config(params).paths.graph)) if p != "seed"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--kills", type=int, default=50, help="rounds per operation")
+    parser.add_argument("--operations", nargs="+", default=["enrich", "rollback", "reconcile"],
+                        choices=["enrich", "rollback", "reconcile"])
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="bench_results/fault_injection.json")
@@ -118,48 +141,64 @@ def main() -> None:
     rng = random.Random(args.seed)
     console = Console(stderr=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    results = {}
     with tempfile.TemporaryDirectory() as tmp:
         params = _workspace(Path(tmp), args.passages)
-        topics = _build(params)
+        topics = iter(_build(params) * 4)
 
-        def start() -> subprocess.Popen:
+        def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
+            """One worker doing `command`; killed after `kill_after` s unless done. (finished, seconds)"""
             proc = subprocess.Popen([sys.executable, __file__, "--worker", str(params)], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
             assert proc.stdout.readline().strip() == "READY"
-            return proc
-
-        proc = start()  # one undisturbed enrichment sets the time scale
-        proc.stdin.write(f"{topics[0]}\n")
-        proc.stdin.flush()
-        baseline = json.loads(proc.stdout.readline())["seconds"]
-        proc.wait()
-        rows = []
-        for i in range(args.kills):
-            proc = start()
-            delay = rng.uniform(0, baseline * 1.1)
-            proc.stdin.write(f"{topics[(i + 1) % len(topics)]}\n")
+            proc.stdin.write(f"{command}\n")
             proc.stdin.flush()
-            time.sleep(delay)
+            if kill_after is None:
+                line = proc.stdout.readline()
+                proc.wait()
+                return True, json.loads(line)["seconds"] if line else 0.0
+            time.sleep(kill_after)
             finished = proc.poll() is not None
             if not finished:
                 os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
-            check = _check(params)
-            rows.append({"kill": i + 1, "delay_s": round(delay, 3), "finished_before_kill": finished, **check})
-            console.print(f"kill {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
-                          f"{'consistent' if not check['problems'] else check['problems']}")
-    consistent = sum(not r["problems"] for r in rows)
-    killed = sum(not r["finished_before_kill"] for r in rows)
-    table = Table(title=f"fault injection: {consistent}/{len(rows)} consistent ({killed} killed mid-enrichment)")
-    for column in ("kill", "delay_s", "killed", "repaired", "partitions", "edges", "problems"):
+            return finished, kill_after
+
+        def prepare(operation: str) -> str:
+            """Bring the workspace to where `operation` has work to do; returns the command."""
+            if operation == "enrich":
+                return f"enrich {next(topics)}"
+            if operation == "rollback":
+                if not _enrichments(params):
+                    run(f"enrich {next(topics)}")
+                return "rollback"
+            run(f"crash {next(topics)}")  # a partition written, not indexed, not recorded
+            return "reconcile"
+
+        for operation in args.operations:
+            baseline = run(prepare(operation))[1]  # one undisturbed run sets the time scale
+            rows = []
+            for i in range(args.kills):
+                command = prepare(operation)
+                delay = rng.uniform(0, baseline * 1.1)
+                finished, _ = run(command, kill_after=delay)
+                check = _check(params)
+                rows.append({"kill": i + 1, "delay_s": round(delay, 3), "finished_before_kill": finished, **check})
+                console.print(f"{operation} {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
+                              f"{'consistent' if not check['problems'] else check['problems']}")
+            results[operation] = {"baseline_s": round(baseline, 3), "kills": len(rows),
+                                  "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
+                                  "consistent": sum(not r["problems"] for r in rows), "rows": rows}
+    table = Table(title="fault injection: SIGKILL at a random moment, then restart and verify")
+    for column in ("operation", "baseline s", "rounds", "killed mid-operation", "consistent after restart", "problems"):
         table.add_column(column)
-    for r in rows:
-        table.add_row(str(r["kill"]), f"{r['delay_s']:.2f}", str(not r["finished_before_kill"]), str(r["repaired"]),
-                      str(r["partitions"]), str(r["edges"]), "; ".join(r["problems"]) or "-")
+    for operation, r in results.items():
+        problems = sorted({p for row in r["rows"] for p in row["problems"]})
+        table.add_row(operation, f"{r['baseline_s']:.2f}", str(r["kills"]), str(r["killed_mid_operation"]),
+                      f"{r['consistent']}/{r['kills']}", "; ".join(problems) or "-")
     Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"baseline_enrichment_s": baseline, "kills": len(rows), "killed_mid_enrichment": killed,
-                                          "consistent": consistent, "rows": rows}, indent=2) + "\n")
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":
