@@ -1,7 +1,7 @@
 """Fault injection: SIGKILL a writer at random moments, restart, and check consistency.
 
-A workspace is built from bundled HotpotQA passages (seed graph from a quarter of the chunks, so
-enrichment has gaps to fill) in a temp dir with its own DVC repo. Each round starts a worker process
+A sandbox build (`sandbox.py`: bundled HotpotQA passages, a seed graph from a quarter of the chunks so
+enrichment has gaps to fill, its own DVC repo) in a temp dir. Each round starts a worker process
 that loads everything, then runs one write; the orchestrator kills it with SIGKILL after a random
 delay spread over a measured run of the same write. The writes, `--kills` rounds each:
   - enrich:    one EnrichGraph (partition -> index -> DVC);
@@ -35,49 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from enrich_rag.config import load_config
-
-PROJECT = Path(__file__).resolve().parents[1]
-
-
-def _workspace(root: Path, passages: int) -> Path:
-    """params.yaml for a small build in `root`; returns its path."""
-    import yaml
-
-    base = yaml.safe_load((PROJECT / "params.yaml").read_text())
-    source = root / "corpus.jsonl"
-    rows = [json.loads(line) for line in (PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl").read_text().splitlines()]
-    seen, docs = set(), []
-    for row in rows:
-        for ctx in row["contexts"]:
-            if ctx["title"] not in seen and len(docs) < passages:
-                seen.add(ctx["title"])
-                docs.append({"id": f"p{len(docs)}", "title": ctx["title"], "text": "".join(ctx["sentences"]).strip()})
-    source.write_text("".join(json.dumps(d) + "\n" for d in docs))
-    base["corpus"].update(source=str(source), format="jsonl")
-    base["agent"].update(expansion="template", enrich_chunks=3)
-    base["paths"] = {k: str(root / "data" / k) for k in ("chunks", "corpus_index", "graph", "graph_index")}
-    base["paths"]["chunks"] = str(root / "data/chunks.parquet")
-    base["paths"].update(root=str(root / "data"), build_summary=str(root / "data/summary.json"), dvc_root=str(root))
-    params = root / "params.yaml"
-    params.write_text(yaml.safe_dump(base))
-    return params
-
-
-def _build(params: Path) -> list[str]:
-    from enrich_rag.stages.corpus import prepare_corpus
-    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.stages.seed_graph import build_seed_graph
-    from enrich_rag.storage.dvc_tracking import DvcRepo
-    from enrich_rag.storage.passages import read_passages
-
-    config = load_config(params)
-    prepare_corpus(config)
-    build_corpus_index(config)
-    chunks = read_passages(config.paths.chunks)
-    build_seed_graph(config, chunks=chunks[::4])
-    build_graph_index(config)
-    DvcRepo(params.parent).init()
-    return [c.title for c in chunks[1::4]]  # topics whose facts the seed lacks
+from sandbox import build_sandbox, sandbox_params
 
 
 def _worker(params: Path) -> None:
@@ -143,8 +101,8 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        params = _workspace(Path(tmp), args.passages)
-        topics = iter(_build(params) * 4)
+        params = sandbox_params(Path(tmp), args.passages, seed_share=0.25)
+        topics = iter(build_sandbox(params) * 4)
 
         def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
             """One worker doing `command`; killed after `kill_after` s unless done. (finished, seconds)"""
