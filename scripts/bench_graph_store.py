@@ -135,7 +135,7 @@ def main() -> None:
         for q in queries:
             dense = {f"c{c}": 1.0 - i / WALK_PASSAGES for i, c in enumerate(rng.integers(0, args.chunks, WALK_PASSAGES))}
             t0 = time.perf_counter()
-            ranked, _, size = walk(store, {e: 1.0 for e in q[:WALK_ENTITIES]}, dense, config, 10)
+            size = walk(store, {e: 1.0 for e in q[:WALK_ENTITIES]}, dense, config, 10).size
             walks.append((time.perf_counter() - t0) * 1000)
             sizes.append(size)
         store.close()

@@ -1,6 +1,8 @@
 """Tool 1, EnrichContext: txtai entry points -> DuckDB 1-hop neighbourhood -> PCST subgraph.
 
-Prizes: entry nodes get their search score; every candidate node and edge also gets a lexical
+The connected evidence the trace and the web page show. Entry nodes are the graph index's hits and,
+when graph retrieval ran, the entities PageRank gave the most mass (their relative mass is their
+prize), so the subgraph shows the facts around what ranked the passages. Prizes: entry nodes get their search score; every candidate node and edge also gets a lexical
 relevance (share of the query's content words in its name / evidence sentence), which is cheap and
 lets a fact two steps from the entry points compete. Edge costs fall with relation relevance, and
 structural edges (co-occurrence, mentions) cost a little more than named relations.
@@ -82,9 +84,13 @@ def prize_graph(query: str, edges: list[dict[str, Any]], names: dict[str, str], 
 
 
 def enrich_context(
-    query: str, store: GraphStore, graph_index, config: AgentConfig, embeddings: EmbeddingsConfig, entry_points: int
+    query: str, store: GraphStore, graph_index, config: AgentConfig, embeddings: EmbeddingsConfig, entry_points: int,
+    pagerank: dict[str, float] | None = None,
 ) -> Subgraph:
+    """`pagerank`: entity id -> PageRank mass relative to the top entity (GraphRank's), joining the entries."""
     entries, edge_hits = entry_scores(search_graph(graph_index, query, entry_points, embeddings), store)
+    for nid, mass in (pagerank or {}).items():
+        entries[nid] = max(entries.get(nid, 0.0), mass)
     if not entries:
         return Subgraph()
     hood = store.neighbors(list(entries), limit=config.neighbor_limit)

@@ -186,7 +186,7 @@ class Agent:
                  ranking: GraphRanking | None) -> tuple[Subgraph, list[Evidence], dict | None]:
         """Each iteration widens the PCST entry points and, for the pure graph retriever, PageRank's passages."""
         sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config, self.embeddings,
-                             self.config.entry_points * (iteration + 1))
+                             self.config.entry_points * (iteration + 1), ranking.entities if ranking else None)
         if not self.evidence.entity_first:
             return sub, list(ranking.passages[: self.evidence.k * (iteration + 1)]) if ranking else [], None
         passages, record = self.select_passages(analysis, ranking.passages if ranking else ())

@@ -32,6 +32,15 @@ from enrich_rag.storage.schema import COOCCURS
 PAGERANK_ITERATIONS = 50
 PAGERANK_TOLERANCE = 1e-8
 RECORD_TOP = 10
+TOP_ENTITIES = 10  # entities handed on as PCST prizes for the evidence subgraph
+
+
+@dataclass
+class Walk:
+    passages: list[tuple[str, float]]  # chunk id, PageRank mass; best first
+    entities: dict[str, float]  # the entities with the most mass, relative to the first
+    reset: dict[str, float]  # node or chunk id -> reset weight
+    size: tuple[int, int]  # (nodes, edges) of the walked neighbourhood
 
 
 @dataclass
@@ -39,11 +48,13 @@ class GraphRanking:
     passages: list[Passage]  # best first, `score` = PageRank mass relative to the first
     reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight
     size: tuple[int, int] = (0, 0)  # (nodes, edges) of the walked neighbourhood
+    entities: dict[str, float] = field(default_factory=dict)  # top entities by PageRank, relative to the first
 
     def record(self) -> dict[str, Any]:
         seeds = sorted(self.reset.items(), key=lambda kv: -kv[1])[:RECORD_TOP]
         return {"pagerank_top": [{"chunk_id": p.id, "score": round(p.score, 5)} for p in self.passages[:RECORD_TOP]],
-                "pagerank_seeds": [k for k, _ in seeds], "pagerank_graph": list(self.size)}
+                "pagerank_seeds": [k for k, _ in seeds], "pagerank_entities": [k for k in self.entities][:RECORD_TOP],
+                "pagerank_graph": list(self.size)}
 
 
 def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float) -> np.ndarray:
@@ -90,10 +101,9 @@ def entry_points(
 
 
 def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig,
-         limit: int) -> tuple[list[tuple[str, float]], dict[str, float], tuple[int, int]]:
+         limit: int) -> Walk:
     """PageRank from weighted entry entities and dense passage scores (chunk id -> score in [0, 1]) over
-    their bounded neighbourhood. Returns (chunk id, mass) best first, the reset weights, and the walked
-    graph's size."""
+    their bounded neighbourhood: the top `limit` passages and the top entities."""
     # The neighbourhood, two link hops out: the entry entities and the ends of their facts, with their
     # passages; the entities those passages and the dense ones mention, with their passages.
     first = store.links(node_ids=list(entities))
@@ -119,13 +129,15 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
     weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
     size = (len(index), len(weighted))
     if not reset:
-        return [(c, dense.get(c, 0.0)) for c in chunks[:limit]], reset, size
+        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size)
     vector = np.zeros(len(index))
     for key, weight in reset.items():
         vector[index[key]] = weight
     scores = personalized_pagerank(weighted, vector, config.damping)
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
-    return [(c, float(scores[index[c]])) for c in ranked], reset, size
+    nodes = sorted(list(index)[len(chunks):], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
+    top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
+    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size)
 
 
 def rank_passages(
@@ -138,10 +150,12 @@ def rank_passages(
     hits = corpus(question, config.graph_passages)
     top = max((p.score for p in hits), default=0.0) or 1.0
     dense = {p.id: p.score / top for p in hits}
-    ranked, reset, size = walk(store, entities, dense, config, limit)
+    walked = walk(store, entities, dense, config, limit)
+    ranked = walked.passages
     found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
-    return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], reset, size)
+    return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size,
+                        walked.entities)
 
 
 def _link_weight(link: dict[str, Any], title_weight: float) -> float:

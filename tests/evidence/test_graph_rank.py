@@ -103,3 +103,20 @@ def test_personalized_pagerank_keeps_mass_and_follows_links():
     assert scores[1] > scores[2] > 0
     # A dangling node hands its mass back to the restart vector: p3 = (1 - d) r3 / (1 - d r3).
     assert scores[3] == pytest.approx(0.25 / 0.75)
+
+
+def test_the_evidence_subgraph_is_prized_by_pagerank_and_shows_the_bridge(bridge_config, nlp):
+    from enrich_rag.agent.enrich_context import enrich_context
+    from enrich_rag.agent.resources import Resources
+    from enrich_rag.storage.ids import node_id
+
+    ranking, _ = _rank(bridge_config, nlp)
+    bridge = node_id("Korvel Imbrecht")
+    assert bridge in ranking.entities  # the second hop's entity carries PageRank mass though the question never names it
+    resources = Resources(bridge_config)
+    # No graph-index entry points at all: the subgraph comes from PageRank's entities alone.
+    sub = enrich_context(QUESTION, resources.store, resources.graph_index, bridge_config.agent, bridge_config.embeddings, 0,
+                         ranking.entities)
+    resources.close()
+    assert bridge in sub.entry_ids and bridge in {n["id"] for n in sub.nodes}
+    assert any(bridge in (f.src, f.dst) for f in sub.facts)  # a fact about the bridge is shown
