@@ -7,7 +7,11 @@ After each run: every response's status, latency p50/p95, whether the server is 
 `GraphWriter.verify()` on the files (index rows = committed partitions' rows, DVC records =
 partitions). Loopback only; every request has a client-side timeout.
 
+`--maxima` first sets the page's settings to the most `/api/config` allows (WEB_MAXIMA, LLM rerank)
+and times single questions with enrichment, one at a time: what bounds one request's cost.
+
     python scripts/load_test.py --out bench_results/load_test.json
+    python scripts/load_test.py --maxima --runs 0 --out bench_results/load_test_maxima.json
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from enrich_rag.config import load_config
+from enrich_rag.serve.settings import WEB_MAXIMA
 from sandbox import build_sandbox, sandbox_params, sandbox_questions
 
 HOST = "127.0.0.1"
@@ -74,6 +79,17 @@ def _verify(params: Path) -> tuple[list[str], int]:
     return problems, len(committed_partitions(Path(config.paths.graph))) - 1
 
 
+def _maxima(base: str, questions: list[str], count: int, timeout: float) -> dict:
+    """One question at a time under the most expensive settings the page accepts."""
+    status, _, text = _post(f"{base}/api/config", {**WEB_MAXIMA, "rerank": "llm", "allow_enrich": True}, 60)
+    if status != 200:
+        raise SystemExit(f"/api/config refused the maxima: {text}")
+    timings = [_post(f"{base}/api/query", {"question": q, "allow_enrich": True}, timeout)[:2] for q in questions[:count]]
+    _post(f"{base}/api/config", {"rerank": "entity", "candidates": 10, "enrich_chunks": 4}, 60)
+    return {"settings": {**WEB_MAXIMA, "rerank": "llm"}, "statuses": [st for st, _ in timings],
+            "seconds": [round(sec, 1) for _, sec in timings]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
@@ -81,11 +97,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--model", default="gemma-270m", help="llm.model of the sandbox")
+    parser.add_argument("--maxima", action="store_true", help="first time single questions at the page's maxima")
     parser.add_argument("--out", default="bench_results/load_test.json")
     args = parser.parse_args()
     console = Console(stderr=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    runs = []
+    runs, maxima = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         params = sandbox_params(Path(tmp), args.passages, seed_share=0.5, llm={"model": args.model})
         build_sandbox(params)
@@ -104,6 +121,9 @@ def main() -> None:
                 time.sleep(1)
             _post(f"{base}/api/query", {"question": questions[0], "allow_enrich": False}, 300)  # warm: models load
             client_timeout = config.serve.query_timeout_s + 30
+            if args.maxima:
+                maxima = _maxima(base, questions, 5, client_timeout)
+                console.print(f"at the page's maxima: {maxima}")
             for run in range(args.runs):
                 jobs = [(c, questions[(run * args.clients * args.questions + c * args.questions + q) % len(questions)])
                         for c in range(args.clients) for q in range(args.questions)]
@@ -136,10 +156,12 @@ def main() -> None:
     for r in runs:
         table.add_row(str(r["run"]), f"{r['ok']}/{r['requests']}", str(r["errors"]), str(r["p50_s"]), str(r["p95_s"]),
                       str(r["wall_s"]), str(r["server_alive"]), str(r["partitions"]), "; ".join(r["verify"]) or "consistent")
-    Console().print(table)
+    if runs:
+        Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"clients": args.clients, "questions": args.questions, "model": args.model,
-                                          "query_timeout_s": config.serve.query_timeout_s, "runs": runs}, indent=2) + "\n")
+                                          "query_timeout_s": config.serve.query_timeout_s, "runs": runs, "maxima": maxima},
+                                         indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from tests.conftest import PROJECT_ROOT
     ({"agent": {"expansion": "magic"}}, "agent.expansion must be one of llm, template"),
     ({"llm": {"backend": "gpt"}}, "llm.backend must be one of llamacpp, embedded, hf, openai"),
     ({"extraction": {"skip_labels": [1, 2]}}, "extraction.skip_labels must be a list of strings"),
+    ({"serve": {"workers": 0}}, "serve.workers must be >= 1"),
+    ({"serve": {"max_body_bytes": 10**12}}, "serve.max_body_bytes must be >= 1024 and <= 10000000"),
 ])
 def test_bad_values_are_refused_with_one_line(data, message):
     with pytest.raises(ConfigError) as err:
@@ -58,3 +60,16 @@ def test_web_settings_take_their_bounds_from_the_config_fields():
     for bad in ({"k": 21}, {"candidates": 0}, {"ppl_threshold": -1.0}, {"rerank": "models/x"}, {"nope": 1}):
         with pytest.raises(ValueError):
             web_settings.SettingsUpdate(**bad)
+
+
+@pytest.mark.parametrize("bad", ["agent: 5\n", "agent:\n  entry_points: eight\n", "serve: [\n", "surprise:\n  a: 1\n"])
+def test_serve_with_a_bad_params_file_is_one_line_and_no_server(tmp_path: Path, bad):
+    from typer.testing import CliRunner
+
+    from enrich_rag.cli.main import app
+
+    params = tmp_path / "params.yaml"
+    params.write_text(bad)
+    result = CliRunner().invoke(app, ["serve", "--params", str(params), "--port", "1"])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error:"), result.output
