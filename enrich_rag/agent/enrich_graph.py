@@ -100,13 +100,13 @@ def enrich_graph(
 
     t0 = time.perf_counter()
     extraction = extractor().extract(sorted(new, key=lambda p: p.id))
-    tables = store.only_new(graph_tables(extraction))
+    tables = graph_tables(extraction)
     timings["extraction"] = time.perf_counter() - t0
-    if not any(t.num_rows for t in (tables.nodes, tables.edges, tables.links)):
-        result.seconds = timings  # the chunks held nothing the graph lacks: no partition, no DVC record
-        return result
 
     commit = writer.commit(tables)
+    if commit is None:
+        result.seconds = timings  # the chunks held nothing the graph lacks: no partition, no DVC record
+        return result
     result.partition, result.nodes, result.edges = commit.partition, commit.nodes, commit.edges
     result.indexed, result.dvc = commit.indexed, commit.dvc
     result.seconds = timings | commit.seconds

@@ -129,11 +129,16 @@ class GraphWriter:
         if not self.dvc.exists():
             raise StorageError(f"no DVC repository at {self.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
 
-    def commit(self, tables: GraphTables) -> Commit:
-        """Write a new enrichment partition, index what it adds, record both with DVC."""
+    def commit(self, tables: GraphTables) -> Commit | None:
+        """Write a new enrichment partition with what of `tables` the graph lacks, index it, record both
+        with DVC; None when nothing is new. The filter runs under the lock: two writers that read the
+        same chunk at once commit its facts once, so no index row is ever claimed by two partitions."""
         self.require_dvc()
         with self.lock:
             self._sync_index()
+            tables = self.store.only_new(tables)
+            if not any(t.num_rows for t in (tables.nodes, tables.edges, tables.links)):
+                return None
             t0 = time.perf_counter()
             partition = self.new_partition_id()
             write_partition(self.root, partition, tables.nodes, tables.edges, tables.links)

@@ -132,3 +132,18 @@ def test_an_enrichment_that_finds_nothing_new_writes_no_partition(gap_config, sp
                           writer=resources.writer, llm=None, limit_chunks=1, candidates=[p for p in chunks if p.doc_id == "nolan"])
     assert result.new_chunks and result.partition is None and result.record()["reason"] == "nothing new in the chunks read"
     assert (committed_partitions(graph), sorted(p.name for p in graph.rglob("*.dvc"))) == before
+
+
+def test_two_writers_that_read_the_same_chunk_commit_its_facts_once(gap_config, spacy_extractor):
+    from enrich_rag.extract.assemble import graph_tables
+    from enrich_rag.storage.passages import read_passages
+
+    nolan = [p for p in read_passages(gap_config.paths.chunks) if p.doc_id == "nolan"]
+    tables = graph_tables(spacy_extractor.extract(nolan))  # both extracted it before either committed
+    first, second = Resources(gap_config), Resources(gap_config)
+    second.graph_index
+    commit = first.writer.commit(tables)
+    assert commit is not None and commit.indexed > 0
+    assert second.writer.commit(tables) is None  # filtered under the lock against what the first committed
+    assert committed_partitions(Path(gap_config.paths.graph)) == ["seed", commit.partition]
+    assert Resources(gap_config).writer.verify() == []
