@@ -79,6 +79,30 @@ def _verify(params: Path) -> tuple[list[str], int]:
     return problems, len(committed_partitions(Path(config.paths.graph))) - 1
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _big_body(base: str, pid: int, megabytes: int) -> dict:
+    """A body far over the limit, as a hostile client would send it: refused how fast, at what memory cost."""
+    before = _rss_mb(pid)
+    body = b'{"question": "' + b"x" * (megabytes << 20) + b'"}'
+    request = urllib.request.Request(f"{base}/api/query", body, {"content-type": "application/json"})
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except (urllib.error.URLError, ConnectionError) as exc:  # the server may close before the client has sent it all
+        status = f"closed: {exc}"[:80]
+    return {"body_mb": megabytes, "status": status, "seconds": round(time.perf_counter() - start, 3),
+            "server_rss_mb_before": round(before, 1), "server_rss_mb_after": round(_rss_mb(pid), 1)}
+
+
 def _maxima(base: str, questions: list[str], count: int, timeout: float) -> dict:
     """One question at a time under the most expensive settings the page accepts."""
     status, _, text = _post(f"{base}/api/config", {**WEB_MAXIMA, "rerank": "llm", "allow_enrich": True}, 60)
@@ -102,7 +126,7 @@ def main() -> None:
     args = parser.parse_args()
     console = Console(stderr=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    runs, maxima = [], {}
+    runs, maxima, probe = [], {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         params = sandbox_params(Path(tmp), args.passages, seed_share=0.5, llm={"model": args.model})
         build_sandbox(params)
@@ -121,6 +145,8 @@ def main() -> None:
                 time.sleep(1)
             _post(f"{base}/api/query", {"question": questions[0], "allow_enrich": False}, 300)  # warm: models load
             client_timeout = config.serve.query_timeout_s + 30
+            probe = _big_body(base, server.pid, 20)
+            console.print(f"20 MB body: {probe}")
             if args.maxima:
                 maxima = _maxima(base, questions, 5, client_timeout)
                 console.print(f"at the page's maxima: {maxima}")
@@ -160,7 +186,8 @@ def main() -> None:
         Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"clients": args.clients, "questions": args.questions, "model": args.model,
-                                          "query_timeout_s": config.serve.query_timeout_s, "runs": runs, "maxima": maxima},
+                                          "query_timeout_s": config.serve.query_timeout_s, "runs": runs, "maxima": maxima,
+                                          "big_body": probe},
                                          indent=2) + "\n")
 
 
