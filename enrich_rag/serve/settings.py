@@ -22,7 +22,7 @@ AGENT_KEYS = ("allow_enrich", "entry_points", "max_iterations", "ppl_threshold",
 EVIDENCE_KEYS = ("entity_first", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds")
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 # Tighter maxima than params.yaml allows, so that one question from the page stays within the
-# server's time limit on a 2-core machine (measured with `scripts/load_test.py --maxima`).
+# server's time limit on a 2-core machine (`scripts/load_test.py --maxima` times a question at these caps).
 WEB_MAXIMA = {"entry_points": 32, "max_iterations": 3, "max_enrich_rounds": 2, "enrich_chunks": 8, "candidates": 40, "rounds": 3}
 
 
