@@ -23,7 +23,7 @@ EVIDENCE_KEYS = ("entity_first", "k", "candidates", "rerank", "micro_queries", "
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str}
 # Tighter maxima than params.yaml allows, so that one question from the page stays within the
 # server's time limit on a 2-core machine (`scripts/load_test.py --maxima` times a question at these caps).
-WEB_MAXIMA = {"entry_points": 32, "max_iterations": 3, "max_enrich_rounds": 2, "enrich_chunks": 8, "candidates": 40, "rounds": 3}
+WEB_MAXIMA = {"entry_points": 16, "max_iterations": 3, "max_enrich_rounds": 1, "enrich_chunks": 4, "candidates": 20, "rounds": 2}
 
 
 def _fields(cls: type, keys: tuple[str, ...], optional: bool) -> dict[str, Any]:

@@ -123,7 +123,7 @@ def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config
 
 def test_page_settings_cannot_exceed_what_one_question_can_afford(client):
     response = client.post("/api/config", json={"candidates": 200})
-    assert response.status_code == 400 and "less than or equal to 40" in response.json()["error"]
+    assert response.status_code == 400 and "less than or equal to 20" in response.json()["error"]
 
 
 def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extractor):
