@@ -138,6 +138,21 @@ class ServeConfig:
 
 
 @dataclass(frozen=True)
+class TestsetConfig:
+    """Synthetic questions over the user's own graph (`enrich-rag testset generate`)."""
+
+    n: int = bounded(200, ge=1, le=100_000)  # questions kept
+    multi_hop: float = bounded(0.3, ge=0.0, le=1.0)  # share needing two passages: bridge and comparison
+    comparison: float = bounded(0.3, ge=0.0, le=1.0)  # share of the multi-hop questions that compare two entities
+    personas: tuple[str, ...] = ()  # who asks: one is drawn per question and sets its style
+    seed: int = 0
+    attempts: int = bounded(4, ge=1, le=100)  # candidate facts tried per question kept, before giving up
+    duplicate_overlap: float = bounded(0.7, gt=0.0, le=1.0)  # content-word Jaccard at which a question is a near-duplicate
+    max_new_tokens: int = bounded(48, ge=8, le=512)  # the question writer's budget
+    out: str = "testsets/synthetic.jsonl"
+
+
+@dataclass(frozen=True)
 class PathsConfig:
     root: str = "data"
     chunks: str = "data/corpus/chunks.parquet"
@@ -158,6 +173,7 @@ class Config:
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
+    testset: TestsetConfig = field(default_factory=TestsetConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -173,6 +189,7 @@ class Config:
             self,
             paths=PathsConfig(**resolved),
             corpus=dataclasses.replace(self.corpus, source=corpus_source),
+            testset=dataclasses.replace(self.testset, out=str((root / self.testset.out).resolve())),
         )
 
 
@@ -185,6 +202,7 @@ _SECTIONS = {
     "evidence": EvidenceConfig,
     "retrieval": RetrievalConfig,
     "serve": ServeConfig,
+    "testset": TestsetConfig,
     "paths": PathsConfig,
 }
 

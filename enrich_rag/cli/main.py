@@ -22,6 +22,8 @@ EVIDENCE_CHARS = 240  # a passage citation is shown as its opening; --json has i
 app = typer.Typer(help="EnrichRAG: local knowledge-graph RAG over your own documents.", no_args_is_help=True)
 graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
+testset_app = typer.Typer(help="Synthetic test sets over your own corpus.", no_args_is_help=True)
+app.add_typer(testset_app, name="testset")
 console = Console(stderr=True)
 
 ParamsOption = Annotated[Path, typer.Option("--params", help="params.yaml of the project")]
@@ -333,6 +335,43 @@ def evaluate(
         run_evaluation(params, config, limit)
     except EnrichRagError as exc:
         _fail(exc)
+
+
+@testset_app.command("generate")
+def testset_generate(
+    n: Annotated[Optional[int], typer.Option("--n", min=1, help="questions to keep (default: testset.n)")] = None,
+    multi_hop: Annotated[Optional[float], typer.Option("--multi-hop", min=0.0, max=1.0, help="share of two-passage questions")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="JSONL to write (default: testset.out)")] = None,
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write questions from the graph's facts with the configured LLM, keep those that pass every filter."""
+    from enrich_rag.eval.testset.generate import generate_testset
+    from enrich_rag.llm.factory import make_llm
+
+    cfg = _config(params, config)
+    try:
+        path, report = generate_testset(cfg, make_llm(cfg.llm), out, n, multi_hop)
+    except EnrichRagError as exc:
+        _fail(exc)
+    if as_json:
+        _emit(report, True)
+        return
+    table = Table(title=f"{report['total']} questions -> {path} (multi-hop share {report['multi_hop_share']})")
+    for column in ("type", "filter", "checked", "rejected", "passed"):
+        table.add_column(column, justify="left" if column in ("type", "filter") else "right")
+    for kind, rows in report["filters"].items():
+        for name, row in rows.items():
+            table.add_row(kind, name, str(row["checked"]), str(row["rejected"]), f"{row['passed_share']}")
+        table.add_row(kind, "[bold]kept[/bold]", "", "", f"{report['kept'].get(kind, 0)} of {report['requested'][kind]}")
+    Console().print(table)
+    examples = Table(title="sampled questions")
+    for column in ("type", "question", "answer"):
+        examples.add_column(column)
+    for item in report["examples"]:
+        examples.add_row(item["type"], item["question"], item["answers"][0])
+    Console().print(examples)
 
 
 if __name__ == "__main__":

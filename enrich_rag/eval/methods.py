@@ -67,7 +67,8 @@ def _dedupe(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _generate(llm: CountingLLM, question: str, passages: list[str], max_new_tokens: int) -> str:
+def read_answer(llm: LLM, question: str, passages: list[str], max_new_tokens: int) -> str:
+    """The baselines' reader: the answer prompt over these passages (none: the model alone)."""
     return llm.generate(answer_prompt(question, passages), max_new_tokens=max_new_tokens).text.strip()
 
 
@@ -75,11 +76,11 @@ def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: 
     """hybrid None: no retrieval at all (the LLM alone)."""
     config = resources.config
     if hybrid is None:
-        return Prediction(_generate(llm, question, [], config.llm.max_new_tokens), [])
+        return Prediction(read_answer(llm, question, [], config.llm.max_new_tokens), [])
     embeddings = dataclasses.replace(config.embeddings, hybrid=hybrid)
     hits = search(resources.corpus_index, question, RETRIEVED * 2, embeddings, columns=("text", "doc_id"))
     passages = [h["text"] for h in hits[: config.retrieval.top_k]]
-    answer = _generate(llm, question, passages, config.llm.max_new_tokens)
+    answer = read_answer(llm, question, passages, config.llm.max_new_tokens)
     return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages)
 
 

@@ -25,7 +25,7 @@ def sampled_questions(ev: EvalConfig) -> list[QAItem]:
     return sample(load_questions(ev.questions, ev.format), ev.sample, ev.seed)
 
 
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
+def write_jsonl(path: Path, rows: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(path) as tmp:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -35,6 +35,8 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def prepare_eval(config: Config, ev: EvalConfig) -> dict[str, int]:
     items = sampled_questions(ev)
+    if ev.over_built_corpus:  # written over this build (a synthetic test set): nothing to pool or copy
+        return {"questions": len(items), "passages": 0}
     if items[0].contexts:
         docs = pooled_corpus(items)
     elif ev.corpus:
@@ -43,7 +45,7 @@ def prepare_eval(config: Config, ev: EvalConfig) -> dict[str, int]:
         docs = [{"id": d.doc_id, "title": d.title, "text": d.text} for d in read_jsonl_documents(Path(ev.corpus))]
     else:
         raise InputDataError(f"{ev.questions}: questions carry no paragraphs; set eval.corpus to a passage JSONL")
-    _write_jsonl(questions_path(config), [{"id": i.id, "question": i.question, "answers": list(i.answers), "type": i.type,
+    write_jsonl(questions_path(config), [{"id": i.id, "question": i.question, "answers": list(i.answers), "type": i.type,
                                            "gold_docs": list(i.gold_docs)} for i in items])
-    _write_jsonl(Path(config.corpus.source), docs)
+    write_jsonl(Path(config.corpus.source), docs)
     return {"questions": len(items), "passages": len(docs)}

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from enrich_rag.config import Config
+from enrich_rag.eval.judge import trust_note
 from enrich_rag.eval.settings import EvalConfig
 from enrich_rag.llm.models import model_name
 from enrich_rag.storage.atomic import atomic_file
@@ -145,15 +146,21 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
     summary = aggregate(rows, ev)
     questions = len({r["id"] for r in rows})
     title = f"{ev.dataset}, {questions} questions, run {ev.run_name}"
-    note = ""
-    if ev.judge.enabled and (ev.judge.backend in ("same", "embedded") and model_name(config.llm) == "gemma-270m"):
-        note = "\nJudge: the embedded Gemma 3 270M; a model this small is a weak judge, read its scores as a rough signal.\n"
+    note = judge_note = ""
+    if ev.judge.enabled:
+        judge_model = model_name(config.llm) if ev.judge.backend == "same" else ev.judge.model or model_name(config.llm)
+        judge_note = trust_note(Path(config.paths.dvc_root), judge_model)
+        note = f"\n{judge_note}\n"
     metrics = {"dataset": ev.dataset, "run_id": ev.run_name, "questions": questions, "llm": config.llm.backend,
                "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary}
+    if judge_note:
+        metrics["judge_trust"] = judge_note
     _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     _write(run_dir / "table.md", markdown_table(summary, title) + note)
     plots = run_dir / "plots"
     write_plot_data(rows, summary, ev, plots)
     write_pngs(rows, summary, ev, plots)
     print_table(summary, title)
+    if judge_note:
+        Console().print(judge_note)
     return metrics

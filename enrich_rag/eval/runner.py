@@ -53,7 +53,8 @@ def ensure_built(config: Config, ev: EvalConfig) -> None:
     """Run the offline stages for this dataset where their outputs are missing (`dvc repro` does the same, cached)."""
     paths = config.paths
     steps = [
-        (lambda: questions_path(config).is_file() and Path(config.corpus.source).is_file(), "eval_prepare", lambda: prepare_eval(config, ev)),
+        (lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
+         "eval_prepare", lambda: prepare_eval(config, ev)),
         (lambda: Path(paths.chunks).is_file(), "prepare_corpus", lambda: prepare_corpus(config)),
         (lambda: Path(paths.corpus_index).is_dir(), "build_corpus_index", lambda: build_corpus_index(config)),
         (lambda: "seed" in committed_partitions(Path(paths.graph)), "build_seed_graph", lambda: build_seed_graph(config)),

@@ -10,6 +10,9 @@ from typing import Any
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import FORMATS
 
+# eval.corpus for questions written over this config's own corpus (`enrich-rag testset generate`):
+# the build is used as it is, nothing is pooled or copied.
+BUILT_CORPUS = "built"
 DEFAULT_METHODS = ("no_retrieval", "naive_rag", "hybrid_rag", "graph_only", "enrichrag_no_enrich", "enrichrag")
 
 
@@ -26,7 +29,7 @@ class EvalConfig:
     dataset: str = "hotpotqa"
     questions: str = ""  # question file (bundled normalised JSONL, or a benchmark's original file)
     format: str = "normalized"
-    corpus: str = ""  # single-hop sets: the passage corpus ({id,title,text} JSONL); multi-hop: pooled from questions
+    corpus: str = ""  # single-hop sets: the passage corpus ({id,title,text} JSONL); multi-hop: pooled from questions; "built": this config's own build
     sample: int = 100  # 0 = all
     seed: int = 0
     methods: tuple[str, ...] = DEFAULT_METHODS
@@ -34,6 +37,10 @@ class EvalConfig:
     output: str = "results"
     run_id: str = ""  # default: <sample>q-seed<seed>-<reader>, so a rerun resumes the same run
     judge: JudgeConfig = field(default_factory=JudgeConfig)
+
+    @property
+    def over_built_corpus(self) -> bool:
+        return self.corpus == BUILT_CORPUS
 
     @property
     def run_name(self) -> str:
@@ -56,7 +63,7 @@ def eval_config(raw: dict[str, Any], root: Path) -> EvalConfig:
         if key in data:
             data[key] = tuple(data[key])
     for key in ("questions", "corpus", "output"):
-        if data.get(key) and not Path(data[key]).is_absolute():
+        if data.get(key) and data[key] != BUILT_CORPUS and not Path(data[key]).is_absolute():
             data[key] = str((root / data[key]).resolve())
     config = EvalConfig(judge=judge, **data)
     if config.format not in FORMATS:

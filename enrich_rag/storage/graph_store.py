@@ -251,6 +251,29 @@ class GraphStore:
             [sorted(set(node_ids or [])), sorted(set(chunk_ids or []))],
         )
 
+    def named_facts(self) -> list[dict[str, Any]]:
+        """Every fact with a named relation and an evidence sentence, with its two ends' entity types:
+        what a synthetic question can be written about. Structural edges carry no statement."""
+        return self._query(
+            """
+            SELECT e.id, any_value(e.src) AS src, any_value(e.dst) AS dst, any_value(e.src_name) AS src_name,
+                   any_value(e.dst_name) AS dst_name, any_value(e.relation) AS relation, any_value(e.evidence) AS evidence,
+                   any_value(e.chunk_id) AS chunk_id, any_value(e.doc_id) AS doc_id,
+                   any_value(s.type) AS src_type, any_value(d.type) AS dst_type
+            FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst
+            WHERE e.relation NOT IN (SELECT unnest(?::VARCHAR[])) AND trim(e.evidence) <> ''
+            GROUP BY e.id ORDER BY e.id
+            """,
+            [list(STRUCTURAL_RELATIONS)],
+        )
+
+    def title_chunks(self) -> dict[str, set[str]]:
+        """Entity -> the passages that are about it (their title names it)."""
+        about: dict[str, set[str]] = {}
+        for row in self._query("SELECT DISTINCT node, chunk_id FROM links WHERE is_title"):
+            about.setdefault(row["node"], set()).add(row["chunk_id"])
+        return about
+
     def only_new(self, tables: GraphTables) -> GraphTables:
         """The rows of `tables` the graph does not hold yet (nodes and edges by id, links by node and
         chunk): what an enrichment adds. Nothing new means no partition, so re-reading a chunk is idempotent."""

@@ -1,0 +1,122 @@
+"""What a synthetic question can be about: facts of the graph, and pairs of them.
+
+- single: one fact (subject, relation, object) and its evidence sentence; the answer is the object.
+- bridge: fact A ends at entity E, and a passage about E (its title names E) holds fact B from E;
+  the question needs both passages, the answer is B's object.
+- comparison: two facts with the same relation about two entities of the same type, each from a
+  passage about its subject; the question compares them.
+
+Every list is shuffled by the seed, so a generation run is reproducible and a larger `n` extends a
+smaller one's draw order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterator
+
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.schema import Edge
+from enrich_rag.text import mentions
+
+SINGLE, BRIDGE, COMPARISON = "single", "bridge", "comparison"
+KINDS = (SINGLE, BRIDGE, COMPARISON)
+MAX_NAME_CHARS = 60  # longer "entities" are extraction noise, not answers
+GROUP_SAMPLE = 60  # facts drawn per (relation, type) group before pairing: pairs grow with its square
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: str
+    facts: tuple[Edge, ...]  # single: one; bridge: (A, B); comparison: the two facts compared
+    answer: str  # single, bridge: the reference answer; comparison: written with the question
+
+    @property
+    def chunk_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.chunk_id for f in self.facts))
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.doc_id for f in self.facts))
+
+    @property
+    def bridge(self) -> str:
+        return self.facts[0].object if self.kind == BRIDGE else ""
+
+    @property
+    def entities(self) -> tuple[str, str]:
+        return (self.facts[0].subject, self.facts[1].subject) if self.kind == COMPARISON else ("", "")
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """The same facts asked twice would be the same question."""
+        return tuple(sorted(f.id for f in self.facts))
+
+
+def _usable(fact: Edge) -> bool:
+    """The object is a short name that the evidence sentence states."""
+    name = fact.object.strip()
+    return 1 < len(name) <= MAX_NAME_CHARS and fact.subject.strip() != "" and mentions(fact.evidence, name)
+
+
+def load_facts(store: GraphStore) -> tuple[list[Edge], dict[str, str]]:
+    """Usable facts, and each fact's subject type: comparisons pair subjects of one type."""
+    rows = store.named_facts()
+    facts = [f for f in (Edge.from_row(r | {"confidence": 1.0, "extractor": ""}) for r in rows) if _usable(f)]
+    return facts, {r["id"]: r["src_type"] or "" for r in rows}
+
+
+def _value_kind(name: str) -> str:
+    """Dates and numbers compare by order, names by identity; a node's NER type is too noisy to tell."""
+    return "number" if any(ch.isdigit() for ch in name) else "name"
+
+
+def single_candidates(facts: list[Edge], rng: random.Random) -> Iterator[Candidate]:
+    order = list(facts)
+    rng.shuffle(order)
+    for fact in order:
+        yield Candidate(SINGLE, (fact,), fact.object)
+
+
+def bridge_candidates(facts: list[Edge], about: dict[str, set[str]], rng: random.Random) -> Iterator[Candidate]:
+    by_source_chunk: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+    for fact in facts:
+        by_source_chunk[(fact.src, fact.chunk_id)].append(fact)
+    pairs = []
+    for first in facts:
+        for chunk in sorted(about.get(first.dst, ())):
+            if chunk == first.chunk_id:
+                continue
+            pairs += [(first, second) for second in by_source_chunk.get((first.dst, chunk), ())
+                      if second.dst not in (first.src, first.dst) and not mentions(first.evidence, second.object)]
+    rng.shuffle(pairs)
+    for first, second in pairs:
+        yield Candidate(BRIDGE, (first, second), second.object)
+
+
+def comparison_candidates(facts: list[Edge], types: dict[str, str], about: dict[str, set[str]],
+                          rng: random.Random) -> Iterator[Candidate]:
+    """Same relation, same subject type, same kind of value ("born in" a year, for two PERSONs)."""
+    groups: dict[tuple[str, ...], list[Edge]] = defaultdict(list)
+    for fact in facts:
+        if fact.chunk_id in about.get(fact.src, ()):  # a fact about the passage's own subject
+            groups[(fact.relation.casefold(), types.get(fact.id, ""), _value_kind(fact.object))].append(fact)
+    pairs = []
+    for key in sorted(groups):
+        group = sorted(groups[key], key=lambda f: f.id)
+        rng.shuffle(group)
+        group = group[:GROUP_SAMPLE]
+        pairs += [(a, b) for i, a in enumerate(group) for b in group[i + 1:] if a.src != b.src and a.doc_id != b.doc_id]
+    rng.shuffle(pairs)
+    for first, second in pairs:
+        yield Candidate(COMPARISON, (first, second), "")
+
+
+def candidates(store: GraphStore, seed: int) -> dict[str, Iterator[Candidate]]:
+    facts, types = load_facts(store)
+    about = store.title_chunks()
+    return {SINGLE: single_candidates(facts, random.Random(seed)),
+            BRIDGE: bridge_candidates(facts, about, random.Random(seed + 1)),
+            COMPARISON: comparison_candidates(facts, types, about, random.Random(seed + 2))}

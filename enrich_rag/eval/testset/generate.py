@@ -1,0 +1,189 @@
+"""`enrich-rag testset generate`: questions written by the embedded LLM over the user's own graph.
+
+Each question comes from facts the graph holds (candidates.py), is written by the LLM with the
+fact's evidence in front of it, and is kept only if it passes every filter (filters.py). The output
+is the evaluation's normalised JSONL (question, answers, type, gold doc ids) plus the facts used, so
+`run_evaluation.py` scores every method on it unchanged; a report beside it counts what each filter
+dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from enrich_rag.config import Config, TestsetConfig
+from enrich_rag.errors import InputDataError
+from enrich_rag.eval.methods import read_answer
+from enrich_rag.eval.prepare import write_jsonl
+from enrich_rag.eval.testset import filters
+from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, KINDS, SINGLE, Candidate, candidates
+from enrich_rag.llm.base import LLM
+from enrich_rag.llm.prompts import bridge_prompt, comparison_prompt, question_prompt
+from enrich_rag.storage.atomic import atomic_file
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.passages import PassageStore
+from enrich_rag.text import content_words
+
+SEPARATOR = "||"
+EXAMPLES = 10
+
+
+@dataclass
+class TestsetReport:
+    requested: dict[str, int]
+    tried: Counter = field(default_factory=Counter)  # kind -> candidates tried
+    rejected: dict[str, Counter] = field(default_factory=lambda: {k: Counter() for k in KINDS})  # kind -> filter -> count
+    kept: Counter = field(default_factory=Counter)
+
+    def survival(self) -> dict[str, dict[str, Any]]:
+        """Per kind, per filter in order: how many reached it, and the share that passed."""
+        out: dict[str, dict[str, Any]] = {}
+        for kind in KINDS:
+            reaching, rows = self.tried[kind], {}
+            for name in filters.FILTERS:
+                if name == filters.NEEDS_BOTH and kind != BRIDGE:
+                    continue
+                dropped = self.rejected[kind][name]
+                if reaching or dropped:
+                    rows[name] = {"checked": reaching, "rejected": dropped,
+                                  "passed_share": round((reaching - dropped) / reaching, 3) if reaching else None}
+                reaching -= dropped
+            out[kind] = rows
+        return out
+
+    def to_json(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
+        total = sum(self.kept.values())
+        return {"requested": self.requested, "tried": dict(self.tried), "kept": dict(self.kept), "total": total,
+                "multi_hop_share": round((self.kept[BRIDGE] + self.kept[COMPARISON]) / total, 3) if total else 0.0,
+                "filters": self.survival(), "examples": examples}
+
+
+def quotas(n: int, multi_hop: float, comparison: float) -> dict[str, int]:
+    multi = round(n * multi_hop)
+    compare = round(multi * comparison)
+    return {SINGLE: n - multi, BRIDGE: multi - compare, COMPARISON: compare}
+
+
+def _clean(text: str) -> str:
+    text = text.strip().splitlines()[0].strip() if text.strip() else ""
+    for prefix in ("Question:", "Q:"):
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+    return text.strip("\"'“” ")
+
+
+def write_question(llm: LLM, candidate: Candidate, facts: list[str], persona: str, max_new_tokens: int) -> tuple[str, str]:
+    """(question, reference answer); comparisons get their answer from the writer."""
+    if candidate.kind == SINGLE:
+        prompt = question_prompt(facts, candidate.answer, persona)
+    elif candidate.kind == BRIDGE:
+        prompt = bridge_prompt(facts, candidate.bridge, candidate.answer, persona)
+    else:
+        prompt = comparison_prompt(facts, candidate.entities, persona)
+    text = _clean(llm.generate(prompt, max_new_tokens=max_new_tokens, stop=("\n",)).text)
+    if candidate.kind != COMPARISON:
+        return text, candidate.answer
+    question, _, answer = text.partition(SEPARATOR)
+    return question.strip(), answer.strip().rstrip(".")
+
+
+def item_id(candidate: Candidate) -> str:
+    return f"syn-{candidate.kind}-" + hashlib.sha1("|".join(candidate.key).encode()).hexdigest()[:10]
+
+
+def _row(candidate: Candidate, question: str, answer: str, persona: str) -> dict[str, Any]:
+    return {"id": item_id(candidate), "question": question, "answers": [answer], "type": candidate.kind,
+            "gold_doc_ids": list(candidate.doc_ids), "gold_chunk_ids": list(candidate.chunk_ids),
+            "facts": [{"subject": f.subject, "relation": f.relation, "object": f.object, "evidence": f.evidence,
+                       "chunk_id": f.chunk_id, "doc_id": f.doc_id} for f in candidate.facts],
+            "persona": persona}
+
+
+class Generator:
+    """One candidate at a time through the writer and the filters; the first filter failed is counted."""
+
+    def __init__(self, settings: TestsetConfig, llm: LLM, passages: PassageStore, reader_tokens: int):
+        self.settings, self.llm, self.passages, self.reader_tokens = settings, llm, passages, reader_tokens
+        self.read = lambda question, texts: read_answer(llm, question, texts, reader_tokens)
+        self.kept_words: list[set[str]] = []
+        self.rng = random.Random(settings.seed)
+
+    def attempt(self, candidate: Candidate) -> tuple[dict[str, Any] | None, str]:
+        """(row, "") when kept, else (None, the filter that rejected it)."""
+        found = {p.id: p for p in self.passages.by_ids(list(candidate.chunk_ids))}
+        if len(found) != len(candidate.chunk_ids):
+            raise InputDataError(f"the graph cites chunks missing from the corpus ({candidate.chunk_ids}): rebuild with `dvc repro`")
+        texts = [found[c].content for c in candidate.chunk_ids]
+        facts = [f"{found[f.chunk_id].title}: {f.evidence}" if found[f.chunk_id].title else f.evidence for f in candidate.facts]
+        persona = self.rng.choice(self.settings.personas) if self.settings.personas else ""
+        question, answer = write_question(self.llm, candidate, facts, persona, self.settings.max_new_tokens)
+        checks = (
+            (filters.WELL_FORMED, lambda: filters.well_formed(question, answer, candidate.entities, candidate.bridge)),
+            (filters.ANSWER_IN_GOLD, lambda: filters.answer_in_gold(answer, texts)),
+            (filters.NOT_DUPLICATE, lambda: not filters.is_duplicate(question, self.kept_words, self.settings.duplicate_overlap)),
+            (filters.ANSWERABLE, lambda: filters.answerable(self.read, question, answer, texts)),
+            # A comparison's two facts are about two entities in two passages by construction; one
+            # passage alone leaves a coin toss, which this greedy check cannot tell from knowing.
+            (filters.NEEDS_BOTH, lambda: candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, texts)),
+            (filters.NOT_TRIVIA, lambda: filters.not_trivia(self.llm, question, answer, self.reader_tokens,
+                                                            binary=candidate.kind == COMPARISON)),
+        )
+        for name, check in checks:
+            if not check():
+                return None, name
+        self.kept_words.append(content_words(question))
+        return _row(candidate, question, answer, persona), ""
+
+
+def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int | None = None,
+                     multi_hop: float | None = None, progress: bool = True) -> tuple[Path, dict[str, Any]]:
+    settings = config.testset
+    n = settings.n if n is None else n
+    multi_hop = settings.multi_hop if multi_hop is None else multi_hop
+    if n < 1 or not 0.0 <= multi_hop <= 1.0:
+        raise InputDataError(f"--n must be >= 1 and --multi-hop between 0 and 1 (got {n}, {multi_hop})")
+    out = Path(out or settings.out)
+    wanted = quotas(n, multi_hop, settings.comparison)
+    report = TestsetReport(wanted)
+    rows: list[dict[str, Any]] = []
+    with GraphStore(config.paths.graph) as store, closing(PassageStore(config.paths.chunks)) as passages:
+        pools = candidates(store, settings.seed)
+        generator = Generator(settings, llm, passages, config.llm.max_new_tokens)
+        seen: set[tuple[str, ...]] = set()
+        with tqdm(total=n, desc="writing questions", unit="question", disable=not progress) as bar:
+            for kind in KINDS:
+                for candidate in pools[kind]:
+                    if report.kept[kind] >= wanted[kind] or report.tried[kind] >= wanted[kind] * settings.attempts:
+                        break
+                    if candidate.key in seen:
+                        continue
+                    seen.add(candidate.key)
+                    report.tried[kind] += 1
+                    row, rejected_by = generator.attempt(candidate)
+                    if row is None:
+                        report.rejected[kind][rejected_by] += 1
+                        continue
+                    rows.append(row)
+                    report.kept[kind] += 1
+                    bar.update(1)
+    if not rows:
+        raise InputDataError(f"no question survived the filters ({dict(report.tried)} tried): is the graph built and non-empty?")
+    examples = random.Random(settings.seed).sample(rows, min(EXAMPLES, len(rows)))
+    summary = report.to_json(examples)
+    write_jsonl(out, rows)
+    with atomic_file(report_path(out)) as tmp:
+        tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out, summary
+
+
+def report_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".report.json")
