@@ -129,9 +129,11 @@ BRIDGE_RULES = (
 )
 BRIDGE_SHOTS = (
     ("Facts:\n<<<\nThe Starling Bridge was designed by the engineer Maria Olsen.\nMaria Olsen was born in Bergen.\n>>>\n"
-     "Bridge: Maria Olsen\nAnswer: Bergen", "Where was the designer of the Starling Bridge born?"),
+     "Bridge: Maria Olsen (Starling Bridge designed by Maria Olsen)\nAnswer: Bergen (Maria Olsen born in Bergen)",
+     "Where was the designer of the Starling Bridge born?"),
     ("Facts:\n<<<\nThe Velmar Trophy is a rowing race held on Lake Corrin.\nLake Corrin lies in Tasmania.\n>>>\n"
-     "Bridge: Lake Corrin\nAnswer: Tasmania", "In which region is the lake that hosts the Velmar Trophy?"),
+     "Bridge: Lake Corrin (Velmar Trophy held on Lake Corrin)\nAnswer: Tasmania (Lake Corrin lies in Tasmania)",
+     "In which region is the lake that hosts the Velmar Trophy?"),
 )
 COMPARISON_RULES = (
     "Write one question that compares the two entities using both quoted facts, and its answer: one of "
@@ -160,10 +162,11 @@ def question_prompt(facts: list[str], answer: str, persona: str = "") -> Prompt:
                   "Question:", "Reply with the question alone.")
 
 
-def bridge_prompt(facts: list[str], bridge: str, answer: str, persona: str = "") -> Prompt:
+def bridge_prompt(facts: list[str], hops: tuple[str, str], bridge: str, answer: str, persona: str = "") -> Prompt:
+    """`hops`: the two facts as triples, so a small writer sees which relation leads where."""
     return Prompt(_rules(BRIDGE_RULES, persona), BRIDGE_SHOTS,
-                  f"{_facts_block(facts)}\nBridge: {fence(bridge)}\nAnswer: {fence(answer)}", "Question:",
-                  "Reply with the question alone.")
+                  f"{_facts_block(facts)}\nBridge: {fence(bridge)} ({fence(hops[0])})\nAnswer: {fence(answer)} ({fence(hops[1])})",
+                  "Question:", "Reply with the question alone.")
 
 
 def comparison_prompt(facts: list[str], entities: tuple[str, str], persona: str = "") -> Prompt:

@@ -24,6 +24,8 @@ from enrich_rag.text import mentions
 SINGLE, BRIDGE, COMPARISON = "single", "bridge", "comparison"
 KINDS = (SINGLE, BRIDGE, COMPARISON)
 MAX_NAME_CHARS = 60  # longer "entities" are extraction noise, not answers
+# A second hop that only renames the bridge ("known as") makes the answer an alias of it, not a new fact.
+ALIAS_RELATIONS = frozenset({"known as", "also known as", "is", "was", "called", "named"})
 GROUP_SAMPLE = 60  # facts drawn per (relation, type) group before pairing: pairs grow with its square
 
 
@@ -90,7 +92,8 @@ def bridge_candidates(facts: list[Edge], about: dict[str, set[str]], rng: random
             if chunk == first.chunk_id:
                 continue
             pairs += [(first, second) for second in by_source_chunk.get((first.dst, chunk), ())
-                      if second.dst not in (first.src, first.dst) and not mentions(first.evidence, second.object)]
+                      if second.dst not in (first.src, first.dst) and second.relation.casefold() not in ALIAS_RELATIONS
+                      and not mentions(first.evidence, second.object)]
     rng.shuffle(pairs)
     for first, second in pairs:
         yield Candidate(BRIDGE, (first, second), second.object)

@@ -43,6 +43,7 @@ class TestsetReport:
     tried: Counter = field(default_factory=Counter)  # kind -> candidates tried
     rejected: dict[str, Counter] = field(default_factory=lambda: {k: Counter() for k in KINDS})  # kind -> filter -> count
     kept: Counter = field(default_factory=Counter)
+    moved: int = 0  # bridge questions short of the quota, asked of comparisons instead
 
     def survival(self) -> dict[str, dict[str, Any]]:
         """Per kind, per filter in order: how many reached it, and the share that passed."""
@@ -62,7 +63,8 @@ class TestsetReport:
 
     def to_json(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         total = sum(self.kept.values())
-        return {"requested": self.requested, "tried": dict(self.tried), "kept": dict(self.kept), "total": total,
+        return {"requested": self.requested, "moved_to_comparison": self.moved, "tried": dict(self.tried),
+                "kept": dict(self.kept), "total": total,
                 "multi_hop_share": round((self.kept[BRIDGE] + self.kept[COMPARISON]) / total, 3) if total else 0.0,
                 "filters": self.survival(), "examples": examples}
 
@@ -86,7 +88,8 @@ def write_question(llm: LLM, candidate: Candidate, facts: list[str], persona: st
     if candidate.kind == SINGLE:
         prompt = question_prompt(facts, candidate.answer, persona)
     elif candidate.kind == BRIDGE:
-        prompt = bridge_prompt(facts, candidate.bridge, candidate.answer, persona)
+        prompt = bridge_prompt(facts, (candidate.facts[0].triple, candidate.facts[1].triple), candidate.bridge,
+                               candidate.answer, persona)
     else:
         prompt = comparison_prompt(facts, candidate.entities, persona)
     text = _clean(llm.generate(prompt, max_new_tokens=max_new_tokens, stop=("\n",)).text)
@@ -153,7 +156,7 @@ def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int |
         raise InputDataError(f"--n must be >= 1 and --multi-hop between 0 and 1 (got {n}, {multi_hop})")
     out = Path(out or settings.out)
     wanted = quotas(n, multi_hop, settings.comparison)
-    report = TestsetReport(wanted)
+    report = TestsetReport(dict(wanted))
     rows: list[dict[str, Any]] = []
     with GraphStore(config.paths.graph) as store, closing(PassageStore(config.paths.chunks)) as passages:
         pools = candidates(store, settings.seed)
@@ -161,6 +164,9 @@ def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int |
         seen: set[tuple[str, ...]] = set()
         with tqdm(total=n, desc="writing questions", unit="question", disable=not progress) as bar:
             for kind in KINDS:
+                if kind == COMPARISON:  # the multi-hop share holds: comparisons make up for bridges the graph could not give
+                    report.moved = max(0, wanted[BRIDGE] - report.kept[BRIDGE])
+                    wanted[COMPARISON] += report.moved
                 for candidate in pools[kind]:
                     if report.kept[kind] >= wanted[kind] or report.tried[kind] >= wanted[kind] * settings.attempts:
                         break
