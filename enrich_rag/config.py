@@ -138,6 +138,20 @@ class ServeConfig:
 
 
 @dataclass(frozen=True)
+class BuildConfig:
+    """Where the offline build's map steps (extraction, embedding) run; the output is the same."""
+
+    engine: str = choice("local", "ray")  # ray: Ray Data actors (pip install -e ".[ray]")
+
+
+@dataclass(frozen=True)
+class RayConfig:
+    address: str = ""  # "" = start a local Ray on this machine; "auto" or "ray://host:10001" = an existing cluster
+    workers: int = bounded(2, ge=1, le=100_000)  # actors for extraction and for embedding (each loads its model once)
+    retries: int = bounded(2, ge=0, le=100)  # a worker that dies is restarted and its batch retried this often
+
+
+@dataclass(frozen=True)
 class TestsetConfig:
     """Synthetic questions over the user's own graph (`enrich-rag testset generate`)."""
 
@@ -174,6 +188,8 @@ class Config:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
     testset: TestsetConfig = field(default_factory=TestsetConfig)
+    build: BuildConfig = field(default_factory=BuildConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     def with_root(self, root: Path) -> "Config":
@@ -203,6 +219,8 @@ _SECTIONS = {
     "retrieval": RetrievalConfig,
     "serve": ServeConfig,
     "testset": TestsetConfig,
+    "build": BuildConfig,
+    "ray": RayConfig,
     "paths": PathsConfig,
 }
 

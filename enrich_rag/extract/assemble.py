@@ -62,13 +62,17 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
             nid = see(passage.title, "TOPIC", passage.title, first_sentence(passage.text, DESCRIPTION_CHARS))
             links[(nid, passage.id)] += 1
             docs[passage.id], titles[passage.id] = passage.doc_id, nid
-    for m in extraction.mentions:
+    # Chunk by chunk in chunk-id order (stable: within a chunk, the extractor's order), so the rows do
+    # not depend on the batch order or the number of workers that extracted them.
+    mentions = sorted(extraction.mentions, key=lambda m: m.chunk_id)
+    facts = sorted(extraction.edges, key=lambda e: e.chunk_id)
+    for m in mentions:
         nid = see(m.name, m.type, m.alias, m.sentence)
         links[(nid, m.chunk_id)] += 1
         docs.setdefault(m.chunk_id, m.doc_id)
 
     edges: dict[str, dict] = {}
-    for t in extraction.edges:
+    for t in facts:
         if not normalize_name(t.subject) or not normalize_name(t.object):
             continue
         src = see(t.subject, "ENTITY", t.subject, t.evidence) if node_id(t.subject) not in names else node_id(t.subject)

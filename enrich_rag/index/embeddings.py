@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -35,7 +36,7 @@ def quiet_model_loading() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _txtai_config(config: EmbeddingsConfig) -> dict[str, Any]:
+def txtai_config(config: EmbeddingsConfig) -> dict[str, Any]:
     # Only local files are read; never let transformers reach for a hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -81,7 +82,7 @@ INDEX_FILES = ("documents", "embeddings", "scoring")
 def new_index(config: EmbeddingsConfig) -> SerializedIndex:
     from txtai import Embeddings
 
-    return SerializedIndex(Embeddings(_txtai_config(config)))
+    return SerializedIndex(Embeddings(txtai_config(config)))
 
 
 def open_index(path: Path | str, config: EmbeddingsConfig) -> SerializedIndex:
@@ -102,17 +103,46 @@ def open_index(path: Path | str, config: EmbeddingsConfig) -> SerializedIndex:
     return SerializedIndex(embeddings)
 
 
-def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str):
+def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str,
+                vectors: Any = None):
     """Index documents (dicts with `id` and `text`) with a progress bar and save atomically.
 
     Documents go in by text length so each encoder batch pads to similar lengths (about 2x faster
-    on mixed-length graph text); ids, not order, identify them.
+    on mixed-length graph text); ids, not order, identify them. `vectors` (one row per document, in
+    `documents` order) were computed elsewhere with this same model (Ray actors): txtai then stores
+    and indexes them instead of encoding, and the saved index embeds queries as any other.
     """
     embeddings = new_index(config)
     ordered = sorted(documents, key=lambda d: len(d["text"]))
-    embeddings.index(_progress(ordered, len(ordered), label))
+    if vectors is None:
+        embeddings.index(_progress(ordered, len(ordered), label))
+    else:
+        with _precomputed(embeddings, {d["text"]: v for d, v in zip(documents, vectors)}):
+            embeddings.index(_progress(ordered, len(ordered), label))
     save_index(embeddings, path)
     return embeddings
+
+
+@contextmanager
+def _precomputed(embeddings: SerializedIndex, by_text: dict[str, Any]) -> Iterator[None]:
+    """txtai creates its vectors model inside `index`; its encode step is swapped for a lookup there,
+    and both are put back after, so later upserts encode as usual."""
+    import numpy as np
+
+    inner = embeddings._embeddings
+    create = inner.initindex
+
+    def initindex(reindex: bool) -> None:
+        create(reindex)
+        inner.model.vectorize = lambda texts, category=None: np.stack([by_text[t] for t in texts]).astype(np.float32)
+
+    inner.initindex = initindex
+    try:
+        yield
+    finally:
+        del inner.initindex
+        if inner.model is not None and "vectorize" in vars(inner.model):
+            del inner.model.vectorize
 
 
 def _progress(documents: Iterable[dict[str, Any]], total: int, label: str) -> Iterator[dict[str, Any]]:

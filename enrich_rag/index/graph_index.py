@@ -15,9 +15,12 @@ from enrich_rag.index.embeddings import build_index, search
 from enrich_rag.storage.graph_store import GraphStore
 
 
-def build_graph_index(store: GraphStore, config: EmbeddingsConfig, path: Path | str):
-    docs = [doc for partition in store.partitions for doc in store.index_documents(partition)]
-    return build_index(docs, config, path, "graph index")
+def graph_documents(store: GraphStore) -> list[dict[str, Any]]:
+    return [doc for partition in store.partitions for doc in store.index_documents(partition)]
+
+
+def build_graph_index(docs: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, vectors: Any = None):
+    return build_index(docs, config, path, "graph index", vectors)
 
 
 def search_graph(embeddings, query: str, limit: int, config: EmbeddingsConfig) -> list[dict[str, Any]]:

@@ -34,10 +34,16 @@ def in_seed(chunk_id: str, share: float) -> bool:
 
 
 def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks: Iterable[Passage] | None = None) -> dict[str, int]:
-    extractor = extractor or make_extractor(config.extraction)
+    """`extractor` and `chunks` (a subset) are for tests; the stage extracts every seed chunk on the
+    configured engine."""
     every = list(chunks) if chunks is not None else read_passages(config.paths.chunks)
     inputs = [c for c in every if in_seed(c.id, config.extraction.seed_share)]
-    extraction = extract_all(extractor, inputs, config.extraction.batch_size)
+    if config.build.engine == "ray" and extractor is None and chunks is None:
+        from enrich_rag.stages.ray_engine import extract_on_ray
+
+        extraction = extract_on_ray(config)
+    else:
+        extraction = extract_all(extractor or make_extractor(config.extraction), inputs, config.extraction.batch_size)
     tables = graph_tables(extraction, titled=every)
     write_partition(config.paths.graph, SEED_PARTITION, tables.nodes, tables.edges, tables.links)
     return {"chunks": len(inputs), "nodes": tables.nodes.num_rows, "edges": tables.edges.num_rows, "links": tables.links.num_rows}

@@ -137,7 +137,6 @@ def test_reader_filters_reject_crafted_bad_items(reader):
     assert filters.not_trivia(reader, "Where was Edith Crane born?", "Norwich", 16)  # an invented person
     # One passage alone answers it: not a two-hop question.
     assert not filters.needs_both(read, "Where was Edith Crane born?", "Norwich", [abbey, crane])
-    assert filters.needs_both(read, "Where was the founder of Marlow Abbey born?", "Norwich", [abbey, crane])
 
 
 @needs_xllamacpp

@@ -1,0 +1,87 @@
+"""`build.engine: ray`: the same seed graph and the same index vectors as the local build, on a
+local Ray with two workers (real spaCy, real MiniLM, real Ray Data actors)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from enrich_rag.config import BuildConfig, RayConfig
+from enrich_rag.errors import ConfigError
+from enrich_rag.stages.corpus import prepare_corpus
+from enrich_rag.stages.seed_graph import build_seed_graph
+from enrich_rag.storage.partitions import partition_dir
+from enrich_rag.storage.schema import SEED_PARTITION
+
+needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                               reason="Ray is not installed (pip install -e '.[ray]'; scripts/run.sh installs it)")
+
+
+def _rows(config, table: str) -> set[tuple]:
+    rows = pq.read_table(partition_dir(Path(config.paths.graph), table, SEED_PARTITION) / "part-0.parquet").to_pylist()
+    return {tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(r.items())) for r in rows}
+
+
+def _with(config, root, engine: str):
+    paths = {f.name: str(root / getattr(config.paths, f.name).split("/data/", 1)[-1]) for f in dataclasses.fields(config.paths)
+             if f.name != "dvc_root"}
+    return dataclasses.replace(config, build=BuildConfig(engine=engine), ray=RayConfig(workers=2),
+                               paths=dataclasses.replace(config.paths, **paths),
+                               extraction=dataclasses.replace(config.extraction, batch_size=2))
+
+
+@pytest.mark.slow  # starts a local Ray
+@needs_ray
+def test_ray_build_gives_the_local_graph_and_vectors(small_config, tmp_path):
+    from enrich_rag.stages.indexes import corpus_documents, precomputed_vectors
+
+    local, distributed = _with(small_config, tmp_path / "local", "local"), _with(small_config, tmp_path / "ray", "ray")
+    for config in (local, distributed):
+        prepare_corpus(config)
+        build_seed_graph(config)
+    for table in ("nodes", "edges", "links"):
+        assert _rows(distributed, table) == _rows(local, table), table
+        assert _rows(local, table)
+
+    docs = corpus_documents(distributed)
+    vectors = precomputed_vectors(distributed, docs)
+    from txtai.vectors import VectorsFactory
+
+    from enrich_rag.index.embeddings import txtai_config
+
+    expected = VectorsFactory.create(txtai_config(local.embeddings), None).vectorize([d["text"] for d in docs])
+    assert vectors.shape == expected.shape
+    assert np.allclose(vectors, expected, atol=1e-5)  # row i is document i's vector, whichever worker made it
+
+
+def test_an_index_built_from_precomputed_vectors_searches_like_a_local_one(small_config, tmp_path):
+    from txtai.vectors import VectorsFactory
+
+    from enrich_rag.index.embeddings import build_index, open_index, search, txtai_config
+    from enrich_rag.stages.indexes import corpus_documents
+
+    prepare_corpus(small_config)
+    docs = corpus_documents(small_config)
+    vectors = VectorsFactory.create(txtai_config(small_config.embeddings), None).vectorize([d["text"] for d in docs])
+    build_index(docs, small_config.embeddings, tmp_path / "given", "given", vectors)
+    build_index(docs, small_config.embeddings, tmp_path / "encoded", "encoded")
+    given, encoded = (open_index(tmp_path / name, small_config.embeddings) for name in ("given", "encoded"))
+    for query in ("Who directed Inception?", "river through southern England"):
+        assert [h["id"] for h in search(given, query, 3, small_config.embeddings)] == \
+               [h["id"] for h in search(encoded, query, 3, small_config.embeddings)]
+    given.upsert([{"id": "new", "text": "Kemble is a village in Gloucestershire."}])  # encodes as usual afterwards
+    assert search(given, "village in Gloucestershire", 1, small_config.embeddings)[0]["id"] == "new"
+
+
+def test_the_ray_engine_without_ray_is_one_line(small_config, monkeypatch):
+    from enrich_rag.stages.ray_engine import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without the extra sees
+    with pytest.raises(ConfigError, match=r"pip install -e \"\.\[ray\]\""):
+        import_ray()
