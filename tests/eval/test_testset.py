@@ -81,6 +81,7 @@ def test_quotas_split_multi_hop_between_bridge_and_comparison():
     ("Where was the founder of Marlow Abbey, Edith Crane, born?", "Norwich", ("", ""), "Edith Crane"),  # names the bridge
     ("Who was born first, Edith Crane or Thomas Vell?", "Dorset", ("Edith Crane", "Thomas Vell"), ""),  # not an option
     ("Where?", "Norwich", ("", ""), ""),  # too short
+    ("Is Thomas Vell an English bishop?", "yes", ("Edith Crane", "Thomas Vell"), ""),  # compares nothing
 ])
 def test_well_formed_rejects_crafted_bad_questions(question, answer, entities, bridge):
     assert not filters.well_formed(question, answer, entities, bridge)

@@ -36,15 +36,22 @@ def answers_match(prediction: str, answer: str) -> bool:
 
 
 def well_formed(question: str, answer: str, entities: tuple[str, str] = ("", ""), bridge: str = "") -> bool:
-    """A question of sane length that does not give its answer away (a comparison's answer is one of
-    the two entities it names, or yes/no) and, for a bridge question, does not name the bridge."""
+    """A question of sane length that does not give its answer away (a comparison names both entities
+    and is answered by one of them, or yes/no) and, for a bridge question, does not name the bridge."""
     words = len(question.split())
     if not question.endswith("?") or not QUESTION_WORDS[0] <= words <= QUESTION_WORDS[1] or not normalize_answer(answer):
         return False
-    if any(entities):
-        return normalize_answer(answer) in {*YES_NO, *(normalize_answer(e) for e in entities)}
     named = f" {normalize_answer(question)} "
+    if any(entities):  # a comparison names both sides ("Is X a film?" compares nothing)
+        return (normalize_answer(answer) in {*YES_NO, *(normalize_answer(e) for e in entities)}
+                and all(_names(named, e) for e in entities))
     return all(f" {normalize_answer(name)} " not in named for name in (answer, bridge) if normalize_answer(name))
+
+
+def _names(question: str, entity: str) -> bool:
+    """The entity, or its name without a parenthesised qualifier ("Farewell (1983 film)" -> "Farewell")."""
+    forms = {normalize_answer(entity), normalize_answer(entity.split(" (")[0])}
+    return any(form and f" {form} " in question for form in forms)
 
 
 def answer_in_gold(answer: str, passages: list[str]) -> bool:
