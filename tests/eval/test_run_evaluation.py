@@ -93,6 +93,6 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     check_fingerprint(run_dir, "0" * 12)
     assert not (run_dir / "predictions.jsonl").exists() and len(list(run_dir.glob("predictions.*.jsonl"))) == 1
     table = (run_dir / "table.md").read_text()
-    assert all(f"| {m} |" in table for m in METHODS) and "weak judge" in table
+    assert all(f"| {m} |" in table for m in METHODS) and "Judge gemma-270m:" in table  # how far to trust it
     for name in ("recall_at_k.json", "metric_per_method.json", "latency.json", "recall_at_k.png", "latency.png"):
         assert (run_dir / "plots" / name).stat().st_size > 0
