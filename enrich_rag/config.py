@@ -177,6 +177,16 @@ class PathsConfig:
     dvc_root: str = "."  # the DVC repository that versions enrichment partitions
 
 
+def is_uri(path: Path | str) -> bool:
+    """An object-store path (`s3://…`, `file://…`), read through pyarrow's filesystems (storage/uris.py)."""
+    return "://" in str(path)
+
+
+def resolve_path(path: str, root: Path) -> str:
+    """A relative path is the project's; a URI is left as it is."""
+    return path if is_uri(path) else str((root / path).resolve())
+
+
 @dataclass(frozen=True)
 class Config:
     corpus: CorpusConfig = field(default_factory=CorpusConfig)
@@ -195,7 +205,7 @@ class Config:
     def with_root(self, root: Path) -> "Config":
         """Resolve every relative path against `root`, so a config works from any cwd."""
         resolved = {
-            f.name: str((root / getattr(self.paths, f.name)).resolve())
+            f.name: resolve_path(getattr(self.paths, f.name), root)
             for f in dataclasses.fields(PathsConfig)
         }
         corpus_source = self.corpus.source

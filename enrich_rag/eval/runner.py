@@ -90,12 +90,21 @@ def read_predictions(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+# Settings no answer depends on: where files live, how many threads compute it, how long a request
+# may wait, and the sections other commands read. Changing them must not throw a half-done run away.
+RUNTIME_ONLY = ("paths", "serve", "testset", "build", "ray")
+RUNTIME_ONLY_LLM = ("threads", "timeout_s", "retries", "cache_dir")
+
+
 def fingerprint(config: Config, ev: EvalConfig) -> str:
-    """What the answers depend on (models, retrieval and agent settings, the question sample), not where files live."""
+    """What the answers depend on (models, retrieval and agent settings, the question sample)."""
     import hashlib
 
     data = dataclasses.asdict(config)
-    data.pop("paths")
+    for name in RUNTIME_ONLY:
+        data.pop(name)
+    for name in RUNTIME_ONLY_LLM:
+        data["llm"].pop(name)
     data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods")}
     return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
 

@@ -57,10 +57,11 @@ def ray_session(settings: RayConfig) -> Iterator[Any]:
             ray.shutdown()
 
 
-def _actor_options(settings: RayConfig) -> dict[str, Any]:
-    # Ray remote options go in as keywords: a dead actor is restarted and its batch resubmitted.
-    return {"concurrency": settings.workers, "batch_format": "pyarrow", "max_restarts": settings.retries,
-            "max_task_retries": settings.retries}
+def _actor_options(ray, settings: RayConfig) -> dict[str, Any]:
+    # A fixed pool of `workers` actors; Ray remote options go in as keywords: a dead actor is
+    # restarted and its batch resubmitted, up to `retries` times.
+    return {"compute": ray.data.ActorPoolStrategy(size=settings.workers), "batch_format": "pyarrow",
+            "max_restarts": settings.retries, "max_task_retries": settings.retries}
 
 
 class ExtractBatch:
@@ -89,9 +90,13 @@ class ExtractBatch:
                          "seq": pa.array(columns["seq"], pa.int64()), "payload": pa.array(columns["payload"], pa.string())})
 
 
+BLOCKS_PER_WORKER = 4  # a one-file chunk table reads as one block, which only one actor would get
+
+
 def read_chunks_dataset(ray, config: Config):
-    """The chunk table as a Ray Dataset, straight from its Parquet file (a path or a pyarrow URI)."""
-    return ray.data.read_parquet(config.paths.chunks)
+    """The chunk table as a Ray Dataset, straight from its Parquet file (a path or a pyarrow URI),
+    cut into blocks enough for every actor."""
+    return ray.data.read_parquet(config.paths.chunks).repartition(config.ray.workers * BLOCKS_PER_WORKER)
 
 
 def extract_on_ray(config: Config) -> Extraction:
@@ -100,7 +105,7 @@ def extract_on_ray(config: Config) -> Extraction:
     with ray_session(config.ray) as ray:
         dataset = read_chunks_dataset(ray, config).map_batches(
             ExtractBatch, fn_constructor_args=(config.extraction,), batch_size=config.extraction.batch_size,
-            **_actor_options(config.ray))
+            **_actor_options(ray, config.ray))
         rows = [r for batch in dataset.iter_batches(batch_format="pyarrow") for r in batch.to_pylist()]
     rows.sort(key=lambda r: (r["chunk_id"], r["seq"]))
     mentions = [Mention(**json.loads(r["payload"])) for r in rows if r["kind"] == MENTION]
@@ -129,9 +134,9 @@ def embed_on_ray(config: Config, texts: list[str]) -> np.ndarray:
     """Vectors of `texts`, in their order."""
     with ray_session(config.ray) as ray:
         table = pa.table({"rank": pa.array(range(len(texts)), pa.int64()), "text": texts})
-        dataset = ray.data.from_arrow(table).map_batches(
+        dataset = ray.data.from_arrow(table).repartition(config.ray.workers * BLOCKS_PER_WORKER).map_batches(
             EmbedBatch, fn_constructor_args=(config.embeddings,), batch_size=config.embeddings.batch_size,
-            **_actor_options(config.ray))
+            **_actor_options(ray, config.ray))
         batches = list(dataset.iter_batches(batch_format="pyarrow"))
     ranks = np.concatenate([b.column("rank").to_numpy() for b in batches]) if batches else np.zeros(0, np.int64)
     vectors = np.concatenate([np.stack(b.column("vector").to_numpy(zero_copy_only=False)) for b in batches]) if batches else np.zeros((0, 0), np.float32)

@@ -3,20 +3,24 @@
 A partition is written whole into staging folders, then its edges and links folders and finally its
 nodes folder are renamed into place. The nodes folder is the commit point: readers list partitions
 by their nodes folder, so edges or links without nodes (a crash between the renames) are never read
-and are removed by `remove_uncommitted`.
+and are removed by `remove_uncommitted`. A graph at an object-store URI (a cluster build) keeps the
+same protocol with one object per folder (storage/uris.py).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from enrich_rag.storage.atomic import _fsync_dir, staging_path, write_parquet_atomic
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, check_partition_id
+from enrich_rag.storage.uris import exists, is_uri, listing, open_uri
 
 PART_FILE = "part-0.parquet"
 TABLES = ("nodes", "edges", "links")
@@ -40,7 +44,12 @@ def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
     return Path(graph_root) / table / f"partition={check_partition_id(partition)}"
 
 
-def committed_partitions(graph_root: Path) -> list[str]:
+def committed_partitions(graph_root: Path | str) -> list[str]:
+    if is_uri(graph_root):
+        fs, root = open_uri(str(graph_root))
+        found = [info.base_name.split("=", 1)[1] for info in listing(fs, f"{root}/nodes")
+                 if info.base_name.startswith("partition=") and exists(fs, f"{info.path}/{PART_FILE}")]
+        return sorted(found, key=lambda pid: (pid != "seed", pid))
     nodes_root = Path(graph_root) / "nodes"
     if not nodes_root.is_dir():
         return []
@@ -53,13 +62,16 @@ def committed_partitions(graph_root: Path) -> list[str]:
     return sorted(found, key=lambda pid: (pid != "seed", pid))
 
 
-def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa.Table, links: pa.Table | None = None) -> None:
-    graph_root = Path(graph_root)
+def write_partition(graph_root: Path | str, partition: str, nodes: pa.Table, edges: pa.Table, links: pa.Table | None = None) -> None:
     tables = {
         "nodes": (nodes.cast(NODES).sort_by("id"), None),
         "edges": (edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")]), EDGE_ROW_GROUP),
         "links": ((links if links is not None else LINKS.empty_table()).cast(LINKS).sort_by("node"), EDGE_ROW_GROUP),
     }
+    if is_uri(graph_root):
+        _write_partition_to_store(str(graph_root), check_partition_id(partition), tables)
+        return
+    graph_root = Path(graph_root)
     staged: list[tuple[Path, Path]] = []
     try:
         for name in _WRITE_ORDER:
@@ -78,6 +90,28 @@ def write_partition(graph_root: Path, partition: str, nodes: pa.Table, edges: pa
         for tmp, _ in staged:
             if tmp.exists():
                 shutil.rmtree(tmp)
+
+
+def _write_partition_to_store(uri: str, partition: str, tables: dict[str, tuple[pa.Table, int | None]]) -> None:
+    """Each file is written under a hidden staging name, then moved to its partition folder, nodes
+    last. On an object store a move of one object is whole or absent, which is all the commit needs."""
+    fs, root = open_uri(uri)
+    token = uuid.uuid4().hex[:8]
+    staged: list[tuple[str, str]] = []
+    try:
+        for name in _WRITE_ORDER:
+            table, group = tables[name]
+            fs.create_dir(f"{root}/{name}", recursive=True)
+            tmp = f"{root}/{name}/.tmp-partition={partition}-{token}.parquet"
+            pq.write_table(table, tmp, filesystem=fs, row_group_size=group)
+            staged.append((tmp, f"{root}/{name}/partition={partition}/{PART_FILE}"))
+        for tmp, target in staged:  # nodes (the commit point) last
+            fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
+            fs.move(tmp, target)
+    finally:
+        for tmp, _ in staged:
+            if exists(fs, tmp):
+                fs.delete_file(tmp)
 
 
 def remove_partition(graph_root: Path, partition: str) -> None:

@@ -14,9 +14,11 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pyarrow.fs import FileType
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.schema import CHUNKS
+from enrich_rag.storage.uris import is_uri, open_uri
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,12 @@ class Passage:
 
 
 def read_chunks(path: Path | str) -> pa.Table:
+    """From a local path, or an object-store URI (storage/uris.py) on a cluster build."""
+    if is_uri(path):
+        fs, where = open_uri(str(path))
+        if fs.get_file_info(where).type != FileType.File:
+            raise StorageError(f"no chunks at {path} (run the prepare_corpus stage first)")
+        return pq.read_table(where, filesystem=fs, schema=CHUNKS)
     path = Path(path)
     if not path.is_file():
         raise StorageError(f"no chunks at {path} (run the prepare_corpus stage first)")

@@ -51,6 +51,10 @@ def reader():
     return make_llm(LLMConfig(backend="llamacpp", model="qwen2.5-coder-1.5b-instruct", threads=2))
 
 
+def _vell(singles):
+    return [c.facts[0] for c in singles if _triples(c)[0] == ("Thomas Vell", "born in", "York")]
+
+
 def _triples(candidate):
     return [(f.subject, f.relation, f.object) for f in candidate.facts]
 
@@ -64,8 +68,11 @@ def test_candidates_of_each_kind_come_from_the_graph(graph_config):
     assert chain in bridges
     assert bridges[chain].answer == "Norwich" and bridges[chain].bridge == "Edith Crane"
     assert len(bridges[chain].chunk_ids) == 2  # two passages, joined by the entity
-    compared = [set(c.entities) for c in pools[COMPARISON]]
-    assert {"Edith Crane", "Thomas Vell"} in compared  # both "born in" a place, each in a passage about them
+    # Thomas Vell's passage says the same ("born in") of another person: read beside the answer passage
+    assert bridges[chain].distractors == tuple(f.chunk_id for f in _vell(pools[SINGLE]))
+    compared = {frozenset(c.entities): c for c in pools[COMPARISON]}
+    pair = compared[frozenset({"Edith Crane", "Thomas Vell"})]  # both "born in" a place, each in a passage about them
+    assert pair.answer == "no"  # Norwich and York: the facts decide it, not the writer
     again = candidates(GraphStore(graph_config.paths.graph), seed=0)
     assert [c.key for c in again[SINGLE]] == [c.key for c in pools[SINGLE]]  # the seed fixes the draw
 
@@ -136,8 +143,10 @@ def test_reader_filters_reject_crafted_bad_items(reader):
     assert not filters.answerable(read, "Where was Edith Crane born?", "York", [crane])  # the reference is wrong
     assert not filters.not_trivia(reader, "What is the capital of France?", "Paris", 16)  # the model knows it
     assert filters.not_trivia(reader, "Where was Edith Crane born?", "Norwich", 16)  # an invented person
-    # One passage alone answers it: not a two-hop question.
+    # One passage alone answers it: not a two-hop question, also when read among distractors.
     assert not filters.needs_both(read, "Where was Edith Crane born?", "Norwich", [abbey, crane])
+    vell = "Thomas Vell: " + CORPUS[2]["text"]
+    assert not filters.needs_both(read, "Where was Edith Crane born?", "Norwich", [abbey, crane], [vell])
 
 
 @needs_xllamacpp
@@ -145,12 +154,12 @@ def test_writer_and_generator_on_a_small_graph(graph_config, reader, tmp_path):
     with GraphStore(graph_config.paths.graph) as store:
         pools = candidates(store, seed=0)
         bridge = next(c for c in pools[BRIDGE] if c.answer == "Norwich")
-        comparison = next(iter(pools[COMPARISON]))
+        comparison = next(c for c in pools[COMPARISON] if c.answer == "no")
     facts = [f.evidence for f in bridge.facts]
     question, answer = write_question(reader, bridge, facts, "", 48)
     assert answer == "Norwich" and question.endswith("?") and "\n" not in question
     question, answer = write_question(reader, comparison, [f.evidence for f in comparison.facts], "", 48)
-    assert question and answer  # the writer gives the comparison's answer after "||"
+    assert answer == "no" and question.endswith("?") and "||" not in question  # the facts gave the answer
 
     out = tmp_path / "sets/synthetic.jsonl"
     path, report = generate_testset(graph_config, reader, out=out, n=3, multi_hop=0.67, progress=False)

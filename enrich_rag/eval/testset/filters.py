@@ -79,5 +79,11 @@ def not_trivia(llm: LLM, question: str, answer: str, max_new_tokens: int, binary
     return binary and (not generation.token_logprobs or math.exp(generation.token_logprobs[0]) < KNOWS_P)
 
 
-def needs_both(read: Reader, question: str, answer: str, passages: list[str]) -> bool:
-    return not any(answers_match(read(question, [p]), answer) for p in passages)
+def needs_both(read: Reader, question: str, answer: str, passages: list[str], distractors: list[str] = ()) -> bool:
+    """Neither passage alone answers it. A lone passage that holds the answer names the only
+    candidate, and a reader takes it without the first hop; so each passage is read among
+    distractors (passages saying the same of other entities), in the middle, where a reader's
+    leaning to the first or last passage does not help it. Only a passage that itself says which
+    entity is meant (a shortcut) still answers."""
+    head, tail = list(distractors[:1]), list(distractors[1:])
+    return not any(answers_match(read(question, [*head, p, *tail]), answer) for p in passages)

@@ -27,7 +27,7 @@ from enrich_rag.eval.prepare import write_jsonl
 from enrich_rag.eval.testset import filters
 from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, KINDS, SINGLE, Candidate, candidates
 from enrich_rag.llm.base import LLM
-from enrich_rag.llm.prompts import bridge_prompt, comparison_prompt, question_prompt
+from enrich_rag.llm.prompts import comparison_prompt, description_prompt, question_prompt
 from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.passages import PassageStore
@@ -84,19 +84,37 @@ def _clean(text: str) -> str:
 
 
 def write_question(llm: LLM, candidate: Candidate, facts: list[str], persona: str, max_new_tokens: int) -> tuple[str, str]:
-    """(question, reference answer); comparisons get their answer from the writer."""
+    """(question, reference answer); a comparison of numbers gets its answer from the writer."""
+    if candidate.kind == BRIDGE:
+        return compose_bridge(llm, candidate, facts, persona, max_new_tokens), candidate.answer
     if candidate.kind == SINGLE:
         prompt = question_prompt(facts, candidate.answer, persona)
-    elif candidate.kind == BRIDGE:
-        prompt = bridge_prompt(facts, (candidate.facts[0].triple, candidate.facts[1].triple), candidate.bridge,
-                               candidate.answer, persona)
     else:
-        prompt = comparison_prompt(facts, candidate.entities, persona)
-    text = _clean(llm.generate(prompt, max_new_tokens=max_new_tokens, stop=("\n",)).text)
-    if candidate.kind != COMPARISON:
-        return text, candidate.answer
+        prompt = comparison_prompt(facts, candidate.entities, persona, candidate.answer)
+    text = _write(llm, prompt, max_new_tokens)
+    if candidate.answer:
+        return text.partition(SEPARATOR)[0].strip(), candidate.answer
     question, _, answer = text.partition(SEPARATOR)
     return question.strip(), answer.strip().rstrip(".")
+
+
+def _write(llm: LLM, prompt, max_new_tokens: int) -> str:
+    return _clean(llm.generate(prompt, max_new_tokens=max_new_tokens, stop=("\n",)).text)
+
+
+def compose_bridge(llm: LLM, candidate: Candidate, facts: list[str], persona: str, max_new_tokens: int) -> str:
+    """A question about the bridge entity from the second fact, with the entity's name then swapped
+    for a phrase told through the first fact ("Where is Raven Software based?" -> "Where is the
+    developer of Necrodome based?"). A 1.5B writer asked for both hops at once names the bridge
+    three times in four (measured); two small asks it does well. "" when the name is not there to swap."""
+    question = _write(llm, question_prompt(facts[1:], candidate.answer, persona), max_new_tokens)
+    phrase = _write(llm, description_prompt(facts[0], candidate.bridge), max_new_tokens).rstrip(".?")
+    for form in dict.fromkeys((candidate.bridge, candidate.bridge.split(" (")[0])):
+        at = question.casefold().find(form.casefold())
+        if form and phrase and at >= 0:
+            composed = question[:at] + phrase + question[at + len(form):]
+            return composed[:1].upper() + composed[1:]
+    return ""
 
 
 def item_id(candidate: Candidate) -> str:
@@ -122,10 +140,12 @@ class Generator:
 
     def attempt(self, candidate: Candidate) -> tuple[dict[str, Any] | None, str]:
         """(row, "") when kept, else (None, the filter that rejected it)."""
-        found = {p.id: p for p in self.passages.by_ids(list(candidate.chunk_ids))}
-        if len(found) != len(candidate.chunk_ids):
-            raise InputDataError(f"the graph cites chunks missing from the corpus ({candidate.chunk_ids}): rebuild with `dvc repro`")
+        wanted = [*candidate.chunk_ids, *candidate.distractors]
+        found = {p.id: p for p in self.passages.by_ids(wanted)}
+        if len(found) != len(set(wanted)):
+            raise InputDataError(f"the graph cites chunks missing from the corpus ({wanted}): rebuild with `dvc repro`")
         texts = [found[c].content for c in candidate.chunk_ids]
+        distractors = [found[c].content for c in candidate.distractors]
         facts = [f"{found[f.chunk_id].title}: {f.evidence}" if found[f.chunk_id].title else f.evidence for f in candidate.facts]
         persona = self.rng.choice(self.settings.personas) if self.settings.personas else ""
         question, answer = write_question(self.llm, candidate, facts, persona, self.settings.max_new_tokens)
@@ -136,7 +156,7 @@ class Generator:
             (filters.ANSWERABLE, lambda: filters.answerable(self.read, question, answer, texts)),
             # A comparison's two facts are about two entities in two passages by construction; one
             # passage alone leaves a coin toss, which this greedy check cannot tell from knowing.
-            (filters.NEEDS_BOTH, lambda: candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, texts)),
+            (filters.NEEDS_BOTH, lambda: candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, texts, distractors)),
             (filters.NOT_TRIVIA, lambda: filters.not_trivia(self.llm, question, answer, self.reader_tokens,
                                                             binary=candidate.kind == COMPARISON)),
         )
