@@ -1,5 +1,6 @@
 """A 5-question evaluation end to end: real build stages, txtai, DuckDB, the embedded LLM, DVC, judge."""
 
+import dataclasses
 import json
 
 import pytest
@@ -87,6 +88,10 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     config = load_config(PROJECT_ROOT / "params.yaml", overlay)
     ev = eval_config(yaml.safe_load(overlay.read_text()), PROJECT_ROOT)
     assert fingerprint(config, ev) == (run_dir / "fingerprint.txt").read_text().strip()
+    # Threads or time limits change no answer: a run resumes under them; a reader setting does not.
+    runtime = dataclasses.replace(config, llm=dataclasses.replace(config.llm, threads=1, timeout_s=5))
+    assert fingerprint(runtime, ev) == fingerprint(config, ev)
+    assert fingerprint(dataclasses.replace(config, llm=dataclasses.replace(config.llm, max_new_tokens=99)), ev) != fingerprint(config, ev)
     resolved = yaml.safe_load((run_dir / "config.yaml").read_text())  # every setting the run answered with
     assert resolved["evidence"]["k"] == config.evidence.k and resolved["eval"]["sample"] == ev.sample
     assert resolved["llm"]["backend"] == config.llm.backend and set(resolved) >= {"agent", "paths", "embeddings"}

@@ -155,9 +155,10 @@ def test_writer_and_generator_on_a_small_graph(graph_config, reader, tmp_path):
         pools = candidates(store, seed=0)
         bridge = next(c for c in pools[BRIDGE] if c.answer == "Norwich")
         comparison = next(c for c in pools[COMPARISON] if c.answer == "no")
-    facts = [f.evidence for f in bridge.facts]
+    facts = [f"{f.subject}: {f.evidence}" for f in bridge.facts]
     question, answer = write_question(reader, bridge, facts, "", 48)
     assert answer == "Norwich" and question.endswith("?") and "\n" not in question
+    assert "Edith Crane" not in question and "Marlow Abbey" in question  # the bridge told through the first hop
     question, answer = write_question(reader, comparison, [f.evidence for f in comparison.facts], "", 48)
     assert answer == "no" and question.endswith("?") and "||" not in question  # the facts gave the answer
 
