@@ -42,6 +42,9 @@ class LlamaCppLLM:
         params.model.path = str(gguf)
         params.n_ctx = context_tokens
         params.n_parallel = 1
+        # Read, not mapped: on AVX2 llama.cpp repacks the weights into its own buffers, and the mapped
+        # file's pages stayed resident beside that copy (measured, Qwen 1.5B: 1.97 GB -> 1.35 GB RSS).
+        params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_NONE
         params.cpuparams.n_threads = threads or os.cpu_count() or 1
         params.cpuparams_batch.n_threads = threads or os.cpu_count() or 1
         params.api_keys = [secrets.token_hex(16)]
