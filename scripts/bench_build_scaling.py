@@ -4,8 +4,9 @@ the project's build is not touched.
 
 Each figure is the whole step as a user waits for it: model loads, and for Ray its start and the
 actors' start, are inside. `overhead_1_worker` is Ray's time at 1 worker over the local time: what
-Ray costs before it can win anything; the per-worker rates feed the cluster estimate in
-context/ray_build.md.
+Ray costs before it can win anything. The steps that stay on the driver whatever the engine (the
+reduce into graph tables, the txtai index built from given vectors) are timed too: with the
+per-worker rates they give the cluster estimate in context/ray_build.md.
 
     python scripts/bench_build_scaling.py --chunks 2000    # -> table + bench_results/build_scaling.json
 """
@@ -63,6 +64,27 @@ def ray_embedding(config: Config) -> None:
     embed_on_ray(config, [d["text"] for d in corpus_documents(config)])
 
 
+def driver_steps(config: Config) -> dict[str, dict[str, float]]:
+    """The reduce and the index build from precomputed vectors, each timed alone on this machine."""
+    import tempfile as tf
+
+    from txtai.vectors import VectorsFactory
+
+    from enrich_rag.extract.assemble import graph_tables
+    from enrich_rag.index.embeddings import build_index, txtai_config
+
+    every = read_passages(config.paths.chunks)
+    extraction = extract_all(make_extractor(config.extraction), [p for p in every if in_seed(p.id, config.extraction.seed_share)],
+                             config.extraction.batch_size)
+    reduce_s = timed(lambda _: graph_tables(extraction, titled=every), config)
+    docs = corpus_documents(config)
+    vectors = VectorsFactory.create(txtai_config(config.embeddings), None).vectorize([d["text"] for d in docs])
+    with tf.TemporaryDirectory() as tmp:
+        index_s = timed(lambda _: build_index(docs, config.embeddings, Path(tmp) / "index", "index from vectors", vectors), config)
+    return {"reduce": {"seconds": round(reduce_s, 2), "chunks_per_s": round(len(every) / reduce_s, 1)},
+            "index_from_vectors": {"seconds": round(index_s, 2), "chunks_per_s": round(len(docs) / index_s, 1)}}
+
+
 STEPS: dict[str, dict[str, Callable[[Config], None]]] = {
     "extraction": {"local": local_extraction, "ray": ray_extraction},
     "embedding": {"local": local_embedding, "ray": ray_embedding},
@@ -102,6 +124,7 @@ def main() -> None:
             rows["overhead_1_worker"] = round(rows["ray_1"]["seconds"] / rows["local"]["seconds"], 2)
             rows["speedup_2_over_1"] = round(rows["ray_1"]["seconds"] / rows["ray_2"]["seconds"], 2)
             result["steps"][name] = rows
+        result["driver"] = driver_steps(dataclasses.replace(base, paths=dataclasses.replace(base.paths, chunks=str(subset))))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     view = Table(title=f"offline build map steps, {result['chunks']} chunks, {result['cores']} cores (chunks/s, whole step)")
@@ -111,6 +134,12 @@ def main() -> None:
         view.add_row(name, *(f"{r[k]['chunks_per_s']} ({r[k]['seconds']} s)" for k in ("local", "ray_1", "ray_2")),
                      f"{r['overhead_1_worker']}x", f"{r['speedup_2_over_1']}x")
     Console().print(view)
+    driver = Table(title="steps that stay on the driver (one process, whatever the engine)")
+    for column in ("step", "seconds", "chunks/s"):
+        driver.add_column(column, justify="right")
+    for name, r in result["driver"].items():
+        driver.add_row(name, str(r["seconds"]), str(r["chunks_per_s"]))
+    Console().print(driver)
     Console().print(f"-> {args.out}")
 
 
