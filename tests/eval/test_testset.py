@@ -16,7 +16,7 @@ from enrich_rag.eval.judge import CRITERIA, agreement, calibration_path, p_yes, 
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.testset import filters
 from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, SINGLE, candidates
-from enrich_rag.eval.testset.generate import generate_testset, quotas, write_question
+from enrich_rag.eval.testset.generate import Generator, generate_testset, progress_path, quotas, write_question
 from enrich_rag.llm.prompts import judge_prompt
 from enrich_rag.stages.corpus import prepare_corpus
 from enrich_rag.stages.seed_graph import build_seed_graph
@@ -175,6 +175,28 @@ def test_writer_and_generator_on_a_small_graph(graph_config, reader, tmp_path):
         assert filters.answer_in_gold(row["answers"][0], gold)
     assert [i.id for i in load_questions(path, "normalized")] == [r["id"] for r in rows]
     assert json.loads(path.with_name("synthetic.report.json").read_text())["total"] == len(rows)
+
+
+@needs_xllamacpp
+def test_an_interrupted_generation_goes_on_where_it_stopped(graph_config, reader, tmp_path, monkeypatch):
+    out, tried, real = tmp_path / "set.jsonl", [], Generator.attempt
+
+    def stopped_after_one(self, candidate):
+        if tried:
+            raise KeyboardInterrupt  # what Ctrl-C (or a killed job) does mid-way
+        tried.append(candidate.key)
+        return real(self, candidate)
+
+    monkeypatch.setattr(Generator, "attempt", stopped_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        generate_testset(graph_config, reader, out=out, n=2, multi_hop=0.0, progress=False)
+    assert json.loads(progress_path(out).read_text())["seen"] == [list(tried[0])] and not out.exists()
+
+    monkeypatch.setattr(Generator, "attempt", lambda self, c: (tried.append(c.key), real(self, c))[1])
+    _, report = generate_testset(graph_config, reader, out=out, n=2, multi_hop=0.0, progress=False)
+    assert tried.count(tried[0]) == 1  # the candidate tried before the stop is not asked again
+    assert sum(report["tried"].values()) == len(tried)  # and the counts carry over
+    assert out.exists() and not progress_path(out).exists()
 
 
 def test_generator_refuses_a_graph_without_facts_in_one_line(graph_config, tmp_path, monkeypatch):

@@ -4,11 +4,13 @@ Each question comes from facts the graph holds (candidates.py), is written by th
 fact's evidence in front of it, and is kept only if it passes every filter (filters.py). The output
 is the evaluation's normalised JSONL (question, answers, type, gold doc ids) plus the facts used, so
 `run_evaluation.py` scores every method on it unchanged; a report beside it counts what each filter
-dropped.
+dropped. Generation takes the better part of an hour on 2 cores, so its progress (kept rows, counts,
+candidates tried) is saved after every candidate and a rerun with the same settings goes on from there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -44,6 +46,13 @@ class TestsetReport:
     rejected: dict[str, Counter] = field(default_factory=lambda: {k: Counter() for k in KINDS})  # kind -> filter -> count
     kept: Counter = field(default_factory=Counter)
     moved: int = 0  # bridge questions short of the quota, asked of comparisons instead
+
+    def state(self) -> dict[str, Any]:
+        return {"tried": dict(self.tried), "rejected": {k: dict(v) for k, v in self.rejected.items()}, "kept": dict(self.kept)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.tried, self.kept = Counter(state["tried"]), Counter(state["kept"])
+        self.rejected = {k: Counter(state["rejected"].get(k, {})) for k in KINDS}
 
     def survival(self) -> dict[str, dict[str, Any]]:
         """Per kind, per filter in order: how many reached it, and the share that passed."""
@@ -136,7 +145,14 @@ class Generator:
         self.settings, self.llm, self.passages, self.reader_tokens = settings, llm, passages, reader_tokens
         self.read = lambda question, texts: read_answer(llm, question, texts, reader_tokens)
         self.kept_words: list[set[str]] = []
-        self.rng = random.Random(settings.seed)
+
+    def persona(self, candidate: Candidate) -> str:
+        """Drawn from the candidate and the seed, not from a running draw: a resumed run asks as an
+        uninterrupted one would."""
+        if not self.settings.personas:
+            return ""
+        digest = hashlib.sha1(f"{self.settings.seed}|{'|'.join(candidate.key)}".encode()).hexdigest()
+        return self.settings.personas[int(digest[:8], 16) % len(self.settings.personas)]
 
     def attempt(self, candidate: Candidate) -> tuple[dict[str, Any] | None, str]:
         """(row, "") when kept, else (None, the filter that rejected it)."""
@@ -147,7 +163,7 @@ class Generator:
         texts = [found[c].content for c in candidate.chunk_ids]
         distractors = [found[c].content for c in candidate.distractors]
         facts = [f"{found[f.chunk_id].title}: {f.evidence}" if found[f.chunk_id].title else f.evidence for f in candidate.facts]
-        persona = self.rng.choice(self.settings.personas) if self.settings.personas else ""
+        persona = self.persona(candidate)
         question, answer = write_question(self.llm, candidate, facts, persona, self.settings.max_new_tokens)
         checks = (
             (filters.WELL_FORMED, lambda: filters.well_formed(question, answer, candidate.entities, candidate.bridge)),
@@ -177,12 +193,17 @@ def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int |
     out = Path(out or settings.out)
     wanted = quotas(n, multi_hop, settings.comparison)
     report = TestsetReport(dict(wanted))
-    rows: list[dict[str, Any]] = []
+    progress_file, key = progress_path(out), _settings_key(config, n, multi_hop)
+    saved = _load_progress(progress_file, key)
+    rows: list[dict[str, Any]] = saved.get("rows", [])
+    seen: set[tuple[str, ...]] = {tuple(k) for k in saved.get("seen", [])}
+    if saved:
+        report.restore(saved["report"])
     with GraphStore(config.paths.graph) as store, closing(PassageStore(config.paths.chunks)) as passages:
         pools = candidates(store, settings.seed)
         generator = Generator(settings, llm, passages, config.llm.max_new_tokens)
-        seen: set[tuple[str, ...]] = set()
-        with tqdm(total=n, desc="writing questions", unit="question", disable=not progress) as bar:
+        generator.kept_words = [content_words(r["question"]) for r in rows]
+        with tqdm(total=n, initial=len(rows), desc="writing questions", unit="question", disable=not progress) as bar:
             for kind in KINDS:
                 if kind == COMPARISON:  # the multi-hop share holds: comparisons make up for bridges the graph could not give
                     report.moved = max(0, wanted[BRIDGE] - report.kept[BRIDGE])
@@ -197,10 +218,11 @@ def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int |
                     row, rejected_by = generator.attempt(candidate)
                     if row is None:
                         report.rejected[kind][rejected_by] += 1
-                        continue
-                    rows.append(row)
-                    report.kept[kind] += 1
-                    bar.update(1)
+                    else:
+                        rows.append(row)
+                        report.kept[kind] += 1
+                        bar.update(1)
+                    _save_progress(progress_file, key, rows, seen, report)
     if not rows:
         raise InputDataError(f"no question survived the filters ({dict(report.tried)} tried): is the graph built and non-empty?")
     examples = random.Random(settings.seed).sample(rows, min(EXAMPLES, len(rows)))
@@ -208,8 +230,36 @@ def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int |
     write_jsonl(out, rows)
     with atomic_file(report_path(out)) as tmp:
         tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    progress_file.unlink(missing_ok=True)
     return out, summary
 
 
 def report_path(out: Path) -> Path:
     return out.with_name(out.stem + ".report.json")
+
+
+def progress_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".progress.json")
+
+
+def _settings_key(config: Config, n: int, multi_hop: float) -> str:
+    """What the draw and the questions depend on: a rerun with other settings starts over."""
+    data = {"testset": dataclasses.asdict(config.testset), "n": n, "multi_hop": multi_hop,
+            "llm": [config.llm.backend, config.llm.model, config.llm.max_new_tokens], "graph": str(config.paths.graph)}
+    return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _load_progress(path: Path, key: str) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return {}  # written atomically, so only a hand-edited file gets here; start over
+    return saved if saved.get("key") == key else {}
+
+
+def _save_progress(path: Path, key: str, rows: list[dict[str, Any]], seen: set[tuple[str, ...]], report: TestsetReport) -> None:
+    with atomic_file(path) as tmp:
+        tmp.write_text(json.dumps({"key": key, "rows": rows, "seen": sorted(seen), "report": report.state()},
+                                  ensure_ascii=False), encoding="utf-8")
