@@ -16,7 +16,7 @@ from enrich_rag.eval.judge import CRITERIA, agreement, calibration_path, p_yes, 
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.testset import filters
 from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, SINGLE, candidates
-from enrich_rag.eval.testset.generate import Generator, generate_testset, progress_path, quotas, write_question
+from enrich_rag.eval.testset.generate import Generator, generate_testset, progress_path, quotas, swap_in, write_question
 from enrich_rag.llm.prompts import judge_prompt
 from enrich_rag.stages.corpus import prepare_corpus
 from enrich_rag.stages.seed_graph import build_seed_graph
@@ -97,6 +97,17 @@ def test_well_formed_rejects_crafted_bad_questions(question, answer, entities, b
 def test_well_formed_keeps_good_questions():
     assert filters.well_formed("Where was the founder of Marlow Abbey born?", "Norwich", bridge="Edith Crane")
     assert filters.well_formed("Were Edith Crane and Thomas Vell born in the same city?", "no", ("Edith Crane", "Thomas Vell"))
+
+
+@pytest.mark.parametrize("question, phrase, expected", [
+    ("Where is Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
+    ("Where is the Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
+    ("The Raven Software is based where?", "the developer of Necrodome", "The developer of Necrodome is based where?"),
+    ("Where is a Raven Software office?", "developer of Necrodome", "Where is a developer of Necrodome office?"),
+    ("Who founded Id Software?", "the developer of Necrodome", ""),
+])
+def test_a_bridge_phrase_is_swapped_in_without_a_doubled_article(question, phrase, expected):
+    assert swap_in(question, "Raven Software", phrase) == expected
 
 
 def test_answer_in_gold_and_duplicates():

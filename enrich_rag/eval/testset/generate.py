@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import random
+import re
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -119,11 +120,26 @@ def compose_bridge(llm: LLM, candidate: Candidate, facts: list[str], persona: st
     question = _write(llm, question_prompt(facts[1:], candidate.answer, persona), max_new_tokens)
     phrase = _write(llm, description_prompt(facts[0], candidate.bridge), max_new_tokens).rstrip(".?")
     for form in dict.fromkeys((candidate.bridge, candidate.bridge.split(" (")[0])):
-        at = question.casefold().find(form.casefold())
-        if form and phrase and at >= 0:
-            composed = question[:at] + phrase + question[at + len(form):]
-            return composed[:1].upper() + composed[1:]
+        composed = swap_in(question, form, phrase)
+        if composed:
+            return composed
     return ""
+
+
+_ARTICLE = re.compile(r"(?:the|a|an)\s+$", re.IGNORECASE)
+
+
+def swap_in(question: str, name: str, phrase: str) -> str:
+    """`question` with `name` replaced by `phrase`; an article before the name goes when the phrase
+    brings its own ("the the developer of ..." was a measured flaw). "" when the name is not there."""
+    at = question.casefold().find(name.casefold())
+    if not name or not phrase or at < 0:
+        return ""
+    head = question[:at]
+    if re.match(r"(?:the|a|an)\s", phrase, re.IGNORECASE) and _ARTICLE.search(head):
+        head = _ARTICLE.sub("", head)
+    composed = head + phrase + question[at + len(name):]
+    return composed[:1].upper() + composed[1:]
 
 
 def item_id(candidate: Candidate) -> str:
