@@ -104,6 +104,7 @@ def test_well_formed_keeps_good_questions():
     ("Where is the Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
     ("The Raven Software is based where?", "the developer of Necrodome", "The developer of Necrodome is based where?"),
     ("Where is a Raven Software office?", "developer of Necrodome", "Where is a developer of Necrodome office?"),
+    ("In which area Raven Software works?", "the developer of Necrodome", "In which area the developer of Necrodome works?"),
     ("Who founded Id Software?", "the developer of Necrodome", ""),
 ])
 def test_a_bridge_phrase_is_swapped_in_without_a_doubled_article(question, phrase, expected):

@@ -126,7 +126,8 @@ def compose_bridge(llm: LLM, candidate: Candidate, facts: list[str], persona: st
     return ""
 
 
-_ARTICLE = re.compile(r"(?:the|a|an)\s+$", re.IGNORECASE)
+_ARTICLES = r"\b(?:the|a|an)\s"
+_ARTICLE_AT_END = re.compile(_ARTICLES + r"+$", re.IGNORECASE)
 
 
 def swap_in(question: str, name: str, phrase: str) -> str:
@@ -136,8 +137,8 @@ def swap_in(question: str, name: str, phrase: str) -> str:
     if not name or not phrase or at < 0:
         return ""
     head = question[:at]
-    if re.match(r"(?:the|a|an)\s", phrase, re.IGNORECASE) and _ARTICLE.search(head):
-        head = _ARTICLE.sub("", head)
+    if re.match(_ARTICLES, phrase, re.IGNORECASE) and _ARTICLE_AT_END.search(head):
+        head = _ARTICLE_AT_END.sub("", head)
     composed = head + phrase + question[at + len(name):]
     return composed[:1].upper() + composed[1:]
 
