@@ -162,7 +162,10 @@ class Agent:
             with trace.step("GraphRank", query=question, round=round_) as step:
                 ranking = self.rank(question, analysis)
                 step.outputs = ranking.record()
-        for iteration in range(self.config.max_iterations):
+        # Entity-first evidence does not widen with the entry points: a second iteration would only
+        # repeat the selection (and its searches) to find the same passages.
+        iterations = 1 if self.evidence.entity_first else self.config.max_iterations
+        for iteration in range(iterations):
             k = self.config.entry_points * (iteration + 1)
             with trace.step("EnrichContext", query=question, entry_points=k, round=round_) as step:
                 sub, evidence, selection = self._context(question, analysis, iteration, ranking)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
-from enrich_rag.index.embeddings import open_index
+from enrich_rag.index.embeddings import QueryVectors, open_index
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
@@ -32,8 +32,9 @@ class Resources:
         self._lock = threading.RLock()
         self.store = GraphStore(config.paths.graph)
         self.passages = PassageStore(config.paths.chunks)
+        self.query_vectors = QueryVectors()  # both indexes embed with one model: a query is encoded once
         self.writer = GraphWriter(config.paths.graph, config.paths.graph_index, self.store, DvcRepo(config.paths.dvc_root),
-                                  lambda: open_index(config.paths.graph_index, config.embeddings))
+                                  lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors))
 
     def _get(self, name: str, load: Callable[[], Any]) -> Any:
         if name not in self._loaded:
@@ -48,7 +49,8 @@ class Resources:
 
     @property
     def corpus_index(self):
-        return self._get("corpus_index", lambda: open_index(self.config.paths.corpus_index, self.config.embeddings))
+        return self._get("corpus_index", lambda: open_index(self.config.paths.corpus_index, self.config.embeddings,
+                                                              self.query_vectors))
 
     @property
     def llm(self) -> LLM:

@@ -82,6 +82,15 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
     assert not answer.sufficient and "EnrichGraph" not in answer.trace.tools()
 
 
+
+def test_entity_first_reads_its_selection_once_a_round(world, tmp_path, spacy_extractor):
+    """Its passages do not widen with the entry points, so an unsure answer is not re-selected."""
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 19.0)], max_iterations=3)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.answer == "Paris" and not answer.sufficient
+
+
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)], min_gain=0.0)
     agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)

@@ -81,3 +81,24 @@ def test_one_index_serves_many_threads_searching_beside_an_upsert(built_small):
         upsert.result()
     assert answers == [expected[q] for q in queries]
     assert search(index, "glassblowing in Murano", 1, config.embeddings, columns=())[0]["id"] == "extra::0"
+
+
+def test_query_vectors_encode_a_query_once_across_both_indexes(built_small):
+    from enrich_rag.index.embeddings import QueryVectors
+
+    config = built_small
+    plain = [open_index(p, config.embeddings) for p in (config.paths.corpus_index, config.paths.graph_index)]
+    cache = QueryVectors(size=2)
+    corpus, graph = [open_index(p, config.embeddings, cache) for p in (config.paths.corpus_index, config.paths.graph_index)]
+    question = "Where was the director of Inception born?"
+    for _ in range(2):  # the same hits and scores as without the cache, every time
+        assert search(corpus, question, 3, config.embeddings) == search(plain[0], question, 3, config.embeddings)
+        assert search_graph(graph, question, 3, config.embeddings) == search_graph(plain[1], question, 3, config.embeddings)
+    assert (cache.encoded, cache.reused) == (1, 3)
+    for query in ("Christopher Nolan", "Inception", "Tom Hardy"):  # the least recently used goes first
+        search(corpus, query, 1, config.embeddings)
+    search(corpus, question, 1, config.embeddings)
+    assert cache.encoded == 5
+    # Documents are encoded as always: an upsert through a cached index finds its new node.
+    graph.upsert([{"id": "nquartz", "text": "Zephyrine Quartzmoor, a glassblower from Murano.", "kind": "node"}])
+    assert search_graph(graph, "glassblower from Murano", 1, config.embeddings)[0]["id"] == "nquartz"
