@@ -7,7 +7,7 @@ graph_only), so it cannot say what the ranking found at 5 or 10, nor whether an 
 the ranking when the fixed-k selection kept the same two passages.
 
     python scripts/graph_recall.py --run results/2wiki/100q-seed0-qwen2.5-coder-1.5b-instruct
-    # -> table + bench_results/graph_recall_2wiki.json
+    # -> table + bench_results/graph_recall_2wiki_100q-seed0-qwen2.5-coder-1.5b-instruct.json
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def summarize(rows: list[dict], gold: dict[str, set[str]]) -> dict[str, dict[str
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--run", required=True, help="an evaluation run's folder (predictions.jsonl, config.yaml)")
-    parser.add_argument("--out", default="", help="default: bench_results/graph_recall_<dataset>.json")
+    parser.add_argument("--out", default="", help="default: bench_results/graph_recall_<dataset>_<run>.json")
     args = parser.parse_args()
     run = Path(args.run)
     config = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
@@ -69,7 +69,7 @@ def main() -> None:
                 continue
             table.add_row(method, when, str(s["n"]), str(s["enriched"]), *[f"{s[f'{when}_{m}@{k}']:.3f}" for m in ("recall", "all") for k in KS])
     Console().print(table)
-    out = Path(args.out or f"bench_results/graph_recall_{config['eval']['dataset']}.json")
+    out = Path(args.out or f"bench_results/graph_recall_{config['eval']['dataset']}_{run.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"run": str(run), "summary": summary}, indent=2) + "\n", encoding="utf-8")
 
