@@ -38,10 +38,27 @@ def test_generation_is_greedy_and_stops_at_the_stop_string(llama):
     first = llama.generate(prompt, max_new_tokens=16)
     assert "London" in first.text and "\n" not in first.text
     assert first.token_logprobs and all(lp <= 0 for lp in first.token_logprobs)
-    again = llama.generate(prompt, max_new_tokens=16)  # greedy: the same answer; the cached prefix may shift
-    assert again.text == first.text and again.perplexity == pytest.approx(first.perplexity, rel=0.02)  # log-probs a hair
+    # Greedy: the same answer. The second read takes the prompt from the cache, which shifts log-probs by
+    # float noise, as another thread count does (measured 4% in perplexity on this 3-token answer).
+    again = llama.generate(prompt, max_new_tokens=16)
+    assert again.text == first.text and again.perplexity == pytest.approx(first.perplexity, rel=0.06)
     cut = llama.generate("Count: one, two, three, four, five, six,", max_new_tokens=12, stop=(" four",))
     assert "four" not in cut.text
+
+
+@needs_xllamacpp
+def test_the_fixed_head_of_a_prompt_is_read_once(llama):
+    """Gemma 3 has sliding-window layers: without a full-size window cache every prompt was re-read whole."""
+    from enrich_rag.llm.prompts import as_text
+
+    def read(question):
+        reply = llama.server.handle_completions({"prompt": as_text(answer_prompt(question, CONTEXT)), "max_tokens": 1,
+                                                 "temperature": 0, "cache_prompt": True})
+        return reply["timings"]
+
+    read(QUESTION)
+    again = read("In what year was the director of Inception born?")
+    assert again["cache_n"] > 100 and again["prompt_n"] < 40  # the rules, examples and facts came from the cache
 
 
 @needs_xllamacpp
