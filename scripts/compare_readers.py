@@ -17,8 +17,10 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-# Settings that may differ between the two runs: who reads, and what only affects speed or layout.
-READER_ONLY = {"llm", "paths", "serve", "build", "ray", "testset"}
+from enrich_rag.eval.runner import RUNTIME_ONLY, RUNTIME_ONLY_LLM
+
+# What may differ between the two runs: the reader, and what no answer depends on (the run fingerprint's list).
+READER = ("model", "backend", "gguf_file", "prompts")
 
 
 def _relative(value, root: str):
@@ -31,8 +33,9 @@ def _relative(value, root: str):
 def settings(run: Path) -> dict:
     config = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
     root = str(Path(config["eval"]["output"]).parent) + "/"  # results/ sits in the checkout's root
-    kept = {k: v for k, v in config.items() if k not in READER_ONLY} | {"eval": {
-        k: v for k, v in config["eval"].items() if k not in ("output", "run_id", "methods")}}
+    kept = {k: v for k, v in config.items() if k not in RUNTIME_ONLY} | {
+        "llm": {k: v for k, v in config["llm"].items() if k not in (*RUNTIME_ONLY_LLM, *READER)},
+        "eval": {k: v for k, v in config["eval"].items() if k not in ("output", "run_id", "methods")}}
     return _relative(kept, root)
 
 

@@ -101,21 +101,20 @@ class QueryVectors:
         def vectorize(data: list, category: str | None = None):
             if category not in (None, "query") or not all(isinstance(text, str) for text in data):
                 return encode(data, category)
-            with self._lock:
-                missing = [t for t in dict.fromkeys(data) if (key, t) not in self._vectors]
+            with self._lock:  # what is known is read here: another thread may evict it meanwhile
+                known = {t: self._vectors[(key, t)] for t in data if (key, t) in self._vectors}
             # One string at a time, as a lone search would: the same vector whether cached or not.
-            fresh = {text: encode([text], category)[0] for text in missing}
+            fresh = {t: encode([t], category)[0] for t in dict.fromkeys(data) if t not in known}
+            vectors = known | fresh
             with self._lock:
-                self._vectors.update({(key, text): vector for text, vector in fresh.items()})
-                self.encoded += len(fresh)
-                self.reused += len(data) - len(fresh)
-                rows = []
-                for text in data:
+                for text in dict.fromkeys(data):
+                    self._vectors[(key, text)] = vectors[text]
                     self._vectors.move_to_end((key, text))
-                    rows.append(self._vectors[(key, text)])
                 while len(self._vectors) > self._size:
                     self._vectors.popitem(last=False)
-            return np.stack(rows)
+                self.encoded += len(fresh)
+                self.reused += len(data) - len(fresh)
+            return np.stack([vectors[t] for t in data])
 
         model.vectorize = vectorize
 

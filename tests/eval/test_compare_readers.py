@@ -12,10 +12,10 @@ compare_readers = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(compare_readers)
 
 
-def _run(path, model, em, threads=2, k=2):
+def _run(path, model, em, threads=2, k=2, max_new_tokens=16):
     """A run made in its own checkout (`path`), so its absolute paths differ from every other run's."""
     path.mkdir(parents=True)
-    config = {"llm": {"model": model, "threads": threads}, "evidence": {"k": k}, "paths": {"root": str(path)},
+    config = {"llm": {"model": model, "threads": threads, "max_new_tokens": max_new_tokens}, "evidence": {"k": k}, "paths": {"root": str(path)},
               "corpus": {"source": f"{path}/data/corpus.jsonl", "chunk_size": 400},
               "eval": {"dataset": "d", "sample": 100, "seed": 0, "output": f"{path}/results", "run_id": path.name,
                        "questions": f"{path}/data/dev.jsonl", "methods": ["a"]}}
@@ -32,6 +32,8 @@ def test_ratios_per_method_and_settings_checked(tmp_path):
     assert compare_readers.settings(big) == compare_readers.settings(small)  # reader and threads may differ
     other = _run(tmp_path / "other", "gemma", 0.2, k=5)
     assert compare_readers.settings(big) != compare_readers.settings(other)  # retrieval may not
+    longer = _run(tmp_path / "longer", "gemma", 0.2, max_new_tokens=64)
+    assert compare_readers.settings(big) != compare_readers.settings(longer)  # nor how the reader is asked
 
 
 def test_a_zero_score_gives_no_ratio(tmp_path):
