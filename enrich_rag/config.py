@@ -126,6 +126,8 @@ class EvidenceConfig:
     coverage_weight: float = bounded(1.0, ge=0.0, le=100.0)  # hybrid score = coverage + salience + retrieval, weighted
     salience_weight: float = bounded(0.25, ge=0.0, le=100.0)
     retrieval_weight: float = bounded(0.5, ge=0.0, le=100.0)
+    title_weight: float = bounded(0.5, ge=0.0, le=100.0)  # + how much a passage is a query entity's own page, by title
+    graph_bridges: bool = True  # PageRank passages named in the selection are bridges too
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,26 @@ def mentions(text: str, entity: str) -> bool:
     return bool(entity.strip()) and _pattern(entity.strip()).search(text.casefold()) is not None
 
 
+_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def bare_title(title: str) -> str:
+    """A page title without its disambiguating aside: "Pronghorn (animal)" -> "Pronghorn"."""
+    return _QUALIFIER.sub("", title).strip()
+
+
+def title_match(title: str, entity: str) -> float:
+    """How much a title is the entity's own name: 1 when it is the name ("Cypress"), 0.5 when it is
+    the name with a disambiguating aside ("Dusty Drake (album)"), 0 when it only contains it
+    ("Cypress-pine", "Ballota undulata"): an encyclopedia's page about X is titled X."""
+    name = _WORD.findall(entity.casefold())
+    if not name:
+        return 0.0
+    if _WORD.findall(title.casefold()) == name:
+        return 1.0
+    return 0.5 if _WORD.findall(bare_title(title).casefold()) == name else 0.0
+
+
 def mention_offsets(text: str, entity: str) -> list[int]:
     """Where `entity` starts in casefolded `text`, as whole words."""
     entity = entity.strip()

@@ -41,12 +41,14 @@ def main() -> None:
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS,
+                        help="entity-first variants to run (default: all)")
     args = parser.parse_args()
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
     resources = Resources(config)
     agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1]))
-              for name in VARIANTS}
-    rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", "graph_only", *VARIANTS)}
+              for name in args.variants}
+    rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", "graph_only", *args.variants)}
     for item in tqdm(items, desc="selecting", unit="question"):
         gold = set(item.gold_docs)
         for name, hybrid in (("naive_rag", False), ("hybrid_rag", True)):

@@ -79,12 +79,10 @@ class Resources:
 
     def reranker(self, evidence: EvidenceConfig):
         def load():  # weights are part of the entity reranker, so one per evidence config
-            from enrich_rag.evidence.entity_ranker import EntityFirstRanker
             from enrich_rag.evidence.rerank import make_reranker
+            from enrich_rag.evidence.select import entity_ranker
 
-            ranker = EntityFirstRanker(evidence.replacement_threshold, evidence.coverage_weight,
-                                       evidence.salience_weight, evidence.retrieval_weight)
-            return make_reranker(evidence.rerank, ranker, lambda: self.llm)
+            return make_reranker(evidence.rerank, entity_ranker(evidence), lambda: self.llm)
 
         return self._get(f"reranker:{evidence!r}", load)
 

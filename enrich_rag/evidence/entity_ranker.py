@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from enrich_rag.text import mention_offsets, mentions
+from enrich_rag.text import mention_offsets, mentions, title_match
 
 Chunk = dict[str, Any]
 
@@ -35,6 +35,11 @@ def salience(text: str, entities: Sequence[str]) -> float:
     return total / len(entities)
 
 
+def naming(title: str, entities: Sequence[str]) -> float:
+    """Share of the entities whose own page this is, by title."""
+    return sum(title_match(title, e) for e in entities) / len(entities) if entities and title else 0.0
+
+
 def mentioned(chunk: Chunk, entity: str) -> bool:
     return mentions(_text(chunk), entity)
 
@@ -44,12 +49,13 @@ class EntityFirstRanker:
 
     def __init__(self, replacement_threshold: float = 0.1, coverage_weight: float = 1.0,
                  salience_weight: float = 0.25, retrieval_weight: float = 0.5,
-                 covers: Callable[[Chunk, str], bool] = mentioned):
+                 covers: Callable[[Chunk, str], bool] = mentioned, title_weight: float = 0.0):
         self.replacement_threshold = replacement_threshold
         self.coverage_weight = coverage_weight
         self.salience_weight = salience_weight
         self.retrieval_weight = retrieval_weight
         self.covers = covers
+        self.title_weight = title_weight
 
     def compute_entity_coverage(self, chunk: Chunk, target_entities: Sequence[str]) -> tuple[float, list[str]]:
         if not target_entities:
@@ -58,10 +64,12 @@ class EntityFirstRanker:
         return len(found) / len(target_entities), found
 
     def score(self, chunk: Chunk, entities: Sequence[str]) -> float:
-        """Hybrid score: entity coverage + salience + the retriever's own (normalised) score."""
+        """Hybrid score: entity coverage + salience + the retriever's own (normalised) score, and, where
+        titles name entities, how much the chunk is an entity's own page."""
         coverage, _ = self.compute_entity_coverage(chunk, entities)
         return (self.coverage_weight * coverage + self.salience_weight * salience(_text(chunk), entities)
-                + self.retrieval_weight * float(chunk.get("score", 0.0)))
+                + self.retrieval_weight * float(chunk.get("score", 0.0))
+                + self.title_weight * naming(chunk.get("title") or "", entities))
 
     def rank_by_entity_coverage(self, chunks: Sequence[Chunk], entities: Sequence[str], top_k: int) -> list[Chunk]:
         scored = sorted(enumerate(chunks), key=lambda ic: (-self.score(ic[1], entities), ic[0]))

@@ -22,7 +22,7 @@ from enrich_rag.index.embeddings import search
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.passages import Passage, PassageStore
-from enrich_rag.text import content_words, first_sentence, mentions
+from enrich_rag.text import bare_title, content_words, first_sentence, mentions
 
 LEAD_CHARS = 300
 GRAPH_CHUNKS_PER_QUERY = 3
@@ -124,6 +124,23 @@ def find_bridges(chunks: Sequence[View], analysis: QueryAnalysis, nlp, limit: in
     return sorted(scores, key=lambda n: (-scores[n][0], -scores[n][1]))[:limit]
 
 
+def graph_bridges(chunks: Sequence[View], ranked: Sequence[Passage], analysis: QueryAnalysis, limit: int) -> dict[str, Passage]:
+    """PageRank's passages whose subject the selection names: hops the graph ranks and the evidence
+    points to, named entity or not ("named for the pronghorn"). Name -> its passage, in PageRank order."""
+    chosen = {c["id"] for c in chunks}
+    found: dict[str, Passage] = {}
+    for passage in ranked:
+        name = bare_title(passage.title)
+        if (passage.id in chosen or not name or name in found
+                or any(mentions(passage.title, e) or mentions(e, name) for e in analysis.entities)):
+            continue
+        if any(mentions(c["content"], name) for c in chunks):
+            found[name] = passage
+        if len(found) == limit:
+            break
+    return found
+
+
 def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: QueryAnalysis) -> list[str]:
     """'<entity>', '<entity> <relation hint>', and for a bridge '<bridge> <query entity>'."""
     queries = []
@@ -135,11 +152,16 @@ def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: Quer
     return list(dict.fromkeys(queries))
 
 
+def entity_ranker(cfg: EvidenceConfig) -> EntityFirstRanker:
+    return EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight,
+                             title_weight=cfg.title_weight)
+
+
 def select_evidence(
     analysis: QueryAnalysis, retrieval: Retrieval, cfg: EvidenceConfig, rerank: Reranker, nlp,
     extra: Sequence[Passage] = (),
 ) -> Selection:
-    ranker = EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight)
+    ranker = entity_ranker(cfg)
     # One wide search gives both the top-K candidates and each passage's relevance to the whole question.
     wide = retrieval.corpus(analysis.question, cfg.candidates * RELEVANCE_POOL_FACTOR)
     relevance = {p.id: p.score for p in wide}
@@ -149,7 +171,11 @@ def select_evidence(
             pool.setdefault(p.id, p)
     for p in extra:  # graph-ranked passages: candidates, and relevant enough to be swapped in
         pool.setdefault(p.id, p)
-        relevance.setdefault(p.id, p.score)
+        relevance.setdefault(p.id, 0.0)
+    # The retrieval score is dense relevance to the whole question (below the wide pool: none); the
+    # graph speaks through its candidates and its bridges, not by rescaling (measured: mixing PageRank
+    # mass into the score lowered all-evidence@2 on HotpotQA).
+    pool = {pid: p.scored(relevance[pid]) if pid in relevance else p for pid, p in pool.items()}
     views = {pid: ranker_view(p) for pid, p in pool.items()}
     # Ranked on the lead view: a passage about a query entity beats one that merely mentions it.
     ranked = ranker.rank_by_entity_coverage([lead(v) for v in views.values()], analysis.entities, cfg.candidates)
@@ -162,10 +188,14 @@ def select_evidence(
         return Selection([v["passage"] for v in selected], record)
 
     bridges: list[str] = []
+    linked: dict[str, Passage] = {}  # bridges the graph ranked, with their passages
     coverage = _coverage(selected, analysis.entities, bridges)
     for round_ in range(cfg.rounds):
         if cfg.bridges and analysis.kind != SINGLE:
-            bridges = list(dict.fromkeys([*bridges, *find_bridges(selected, analysis, nlp, cfg.max_bridges)]))[: cfg.max_bridges]
+            if cfg.graph_bridges:
+                linked = graph_bridges(selected, extra, analysis, cfg.max_bridges) | linked
+            named = find_bridges(selected, analysis, nlp, cfg.max_bridges)
+            bridges = list(dict.fromkeys([*bridges, *linked, *named]))[: cfg.max_bridges]
         coverage = _coverage(selected, analysis.entities, bridges)  # bridges found this round count too
         targets = gaps(selected, analysis.entities, bridges)
         if not targets:
@@ -174,7 +204,7 @@ def select_evidence(
         missing = [e for e in targets if e in analysis.entities]
         gap_bridges = [b for b in targets if b not in analysis.entities]
         queries = micro_queries(missing, gap_bridges, analysis)
-        found: dict[str, Passage] = {}
+        found: dict[str, Passage] = {linked[b].id: linked[b] for b in gap_bridges if b in linked}
         for query in queries:
             hits = retrieval.corpus(query, cfg.micro_k) + (retrieval.graph(query, cfg.micro_k) if retrieval.graph else [])
             for p in hits:

@@ -76,3 +76,25 @@ def test_precision_on_multi_hop(ranker):
     result = ranker.rank_by_entity_coverage(chunks, ["SEAL-RAG", "HotpotQA", "precision"], top_k=3)
     assert sum(c["relevant"] for c in result) / len(result) >= 0.8
     assert result[0]["content"].startswith("SEAL-RAG")  # covers all three: ranked first
+
+
+def test_title_match_tells_an_entity_page_from_one_that_names_it():
+    from enrich_rag.text import title_match
+
+    assert title_match("Cypress", "Cypress") == 1.0
+    assert title_match("Dusty Drake (album)", "Dusty Drake") == 0.5  # the name, with a disambiguating aside
+    assert title_match("Cypress-pine", "Cypress") == 0.0
+    assert title_match("Ballota undulata", "Ballota") == 0.0
+    assert title_match("Antelope, Kansas", "antelope kansas") == 1.0  # case and punctuation aside
+    assert title_match("Cypress", "") == 0.0
+
+
+def test_title_weight_ranks_the_entity_page_above_a_page_that_mentions_it():
+    # Both mention "Ajuga" early (same coverage and nearly the same salience); the genus's own page
+    # is what a comparison of genera needs, and the retriever happened to prefer the tribe.
+    tribe = {"id": "tribe", "title": "Ajugeae", "content": "Ajugeae is a tribe that includes Ajuga.", "score": 1.0}
+    genus = {"id": "genus", "title": "Ajuga", "content": "Ajuga is a genus of flowering plants.", "score": 0.5}
+    plain = EntityFirstRanker()
+    assert plain.rank_by_entity_coverage([tribe, genus], ["Ajuga"], top_k=1)[0]["id"] == "tribe"
+    titled = EntityFirstRanker(title_weight=0.5)
+    assert titled.rank_by_entity_coverage([tribe, genus], ["Ajuga"], top_k=1)[0]["id"] == "genus"

@@ -113,3 +113,45 @@ def test_a_conjunction_separates_names(nlp):
     assert {"Cypress", "Ajuga"} <= set(analysis.entities) and analysis.kind == COMPARISON
     church = analyze_query("What do the Church of St. Mary of the Spring and Hagia Irene have in common?", nlp)
     assert "Hagia Irene" in church.entities and any(e.startswith("Church of St. Mary") for e in church.entities)
+
+
+def _overlap_retrieval(passages):
+    """Word-overlap search over a handful of passages: the Retrieval interface with a tiny retriever
+    of the test's own, so the ranking each passage gets is known."""
+    from enrich_rag.evidence.select import Retrieval
+    from enrich_rag.text import content_words
+
+    def corpus(query, limit):
+        words = content_words(query)
+        scored = sorted(((len(words & content_words(p.content)) / max(len(words), 1), p) for p in passages),
+                        key=lambda sp: -sp[0])
+        return [p.scored(s) for s, p in scored[:limit] if s > 0]
+
+    return Retrieval(corpus)
+
+
+def test_a_passage_the_graph_ranks_and_the_evidence_names_becomes_the_second_hop(nlp):
+    # "named for the pronghorn" is no named entity, so the bridge finder misses it; PageRank reaches
+    # the Pronghorn page through the graph, and the selected passage names it: a bridge.
+    from enrich_rag.evidence.query_analysis import QueryAnalysis
+    from enrich_rag.storage.passages import Passage
+
+    town = Passage("t", "t", "Antelope, Kansas", "Antelope is a community in Marion County. It was named for the "
+                   "pronghorn, an animal once common there.")
+    resort = Passage("h", "h", "Hartbeespoort", "Hartbeespoort is a town named after an antelope species, the hartebeest.")
+    animal = Passage("p", "p", "Pronghorn", "The pronghorn is a species of artiodactyl mammal of North America.")
+    analysis = QueryAnalysis("What species of animal was the town of Antelope, Kansas named after?",
+                             ("Antelope, Kansas",), BRIDGE, "species animal town named")
+    retrieval = _overlap_retrieval([town, resort, animal])
+    ranked = [town.scored(1.0), animal.scored(0.6), resort.scored(0.3)]  # PageRank's order
+    from tests.conftest import load_config
+
+    config = load_config(PROJECT_ROOT / "params.yaml")
+    chosen = {}
+    for on in (False, True):
+        evidence = dataclasses.replace(config.evidence, k=2, graph_bridges=on)
+        selection = select_evidence(analysis, retrieval, evidence, make_reranker("entity", EntityFirstRanker(), None),
+                                    nlp, ranked)
+        chosen[on] = {p.title for p in selection.passages}
+    assert chosen[False] == {"Antelope, Kansas", "Hartbeespoort"}
+    assert chosen[True] == {"Antelope, Kansas", "Pronghorn"}
