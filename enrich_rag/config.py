@@ -57,6 +57,8 @@ class ExtractionConfig:
     # Share of chunks the seed graph extracts (by a stable hash of the chunk id): below 1 the seed is
     # shallow and EnrichGraph extracts the rest on demand, as questions need it.
     seed_share: float = bounded(1.0, gt=0.0, le=1.0)
+    # Link a chunk to the pages whose titles it writes word for word, beside what the extractor finds.
+    title_links: bool = True
     # NER labels that are not entities worth a node (numbers and amounts).
     skip_labels: tuple[str, ...] = ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY")
 
@@ -105,6 +107,7 @@ class RetrievalConfig:
     damping: float = bounded(0.5, gt=0.0, le=0.99)  # probability of following a link rather than restarting
     max_links: int = bounded(2000, ge=10, le=1_000_000)  # bound on the neighbourhood read per question
     title_weight: float = bounded(3.0, ge=0.0, le=100.0)  # an entity's link to the passage about it, against 1 for a mention
+    page_links: float = bounded(3.0, ge=0.0, le=100.0)  # a passage -> the page of an entity it names, against 1 for a mention
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,7 @@ class Resources:
         self._loaded: dict[str, Any] = {}
         if llm is not None:
             self._loaded["llm"] = llm
-        if extractor is not None:
-            self._loaded["extractor"] = extractor
+        self._given_extractor = extractor
         self._lock = threading.RLock()
         self.store = GraphStore(config.paths.graph)
         self.passages = PassageStore(config.paths.chunks)
@@ -62,13 +61,21 @@ class Resources:
     def extractor(self) -> Extractor:
         from enrich_rag.extract.factory import make_extractor
 
-        return self._get("extractor", lambda: make_extractor(self.config.extraction))
+        def load() -> Extractor:
+            extractor = self._given_extractor or make_extractor(self.config.extraction)
+            if not self.config.extraction.title_links:
+                return extractor
+            from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor
+
+            return TitleLinkingExtractor(extractor, TitleGazetteer(self.passages.titles()))
+
+        return self._get("extractor", load)
 
     @property
     def nlp(self):
         """spaCy for query analysis; shared with the extractor when that is spaCy and already loaded."""
         def load():
-            extractor = self._loaded.get("extractor")
+            extractor = self._loaded.get("extractor") or self._given_extractor
             if extractor is not None and hasattr(extractor, "nlp"):
                 return extractor.nlp
             from enrich_rag.extract.spacy_extractor import load_spacy

@@ -57,7 +57,8 @@ class GraphRanking:
                 "pagerank_graph": list(self.size)}
 
 
-def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float) -> np.ndarray:
+def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float,
+                          directed: Iterable[tuple[int, int, float]] = ()) -> np.ndarray:
     """Power iteration of p = (1 - d) r + d W p over an undirected weighted graph.
 
     A node with no edges hands its mass back to the reset distribution, so no mass leaks.
@@ -66,6 +67,10 @@ def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.nda
     rows, cols, weights = zip(*edges) if edges else ((), (), ())
     adjacency = sparse.coo_matrix((weights, (rows, cols)), shape=(n, n)).tocsr()
     adjacency = adjacency + adjacency.T
+    directed = list(directed)
+    if directed:
+        rows, cols, weights = zip(*directed)
+        adjacency = adjacency + sparse.coo_matrix((weights, (cols, rows)), shape=(n, n)).tocsr()
     degree = np.asarray(adjacency.sum(axis=0)).ravel()
     dangling = degree == 0
     transition = adjacency @ sparse.diags(np.where(dangling, 0.0, 1.0 / np.where(dangling, 1.0, degree)))
@@ -127,13 +132,14 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
         index.setdefault(key, len(index))
     weighted = [(index[r["node"]], index[r["chunk_id"]], _link_weight(r, config.title_weight)) for r in links]
     weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
+    pointers = [(index[a], index[b], w * config.page_links) for a, b, w in _page_links(links)] if config.page_links else []
     size = (len(index), len(weighted))
     if not reset:
         return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size)
     vector = np.zeros(len(index))
     for key, weight in reset.items():
         vector[index[key]] = weight
-    scores = personalized_pagerank(weighted, vector, config.damping)
+    scores = personalized_pagerank(weighted, vector, config.damping, pointers)
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
     nodes = sorted(list(index)[len(chunks):], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
     top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
@@ -156,6 +162,15 @@ def rank_passages(
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
     return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size,
                         walked.entities)
+
+
+def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
+    pages: dict[str, list[str]] = {}
+    for r in links:
+        if r["is_title"]:
+            pages.setdefault(r["node"], []).append(r["chunk_id"])
+    return [(r["chunk_id"], page, _link_weight(r, 1.0)) for r in links if not r["is_title"]
+            for page in pages.get(r["node"], ()) if page != r["chunk_id"]]
 
 
 def _link_weight(link: dict[str, Any], title_weight: float) -> float:

@@ -28,6 +28,7 @@ _PAIRED = re.compile(r"\bor\b|\bin common\b|^(are|were|is|was|do|does|did|have|h
 _NOUN_CLAUSE = re.compile(r"\b(a|an|the|what|which)\s+(\w+\s+){0,2}(with|of|in|that|which|who|whose|where|by)\b",
                           re.IGNORECASE)
 MAX_NGRAM = 6
+_ALTERNATIVES = re.compile(r"\s+or\s+")
 _TRAILING_FUNCTION_WORDS = re.compile(r"(\s+(of|the|a|an|and|or|in|for|to))+$")  # NER: "the Church of St. Mary of"
 _POSSESSIVE = re.compile(r"['’]s?(?=\s|$)")
 
@@ -45,7 +46,8 @@ class QueryAnalysis:
 
 
 def _proper_spans(doc) -> list[str]:
-    spans = [e.text for e in doc.ents if e.label_ not in SKIP_LABELS]
+    # NER reads "Bedknobs and Broomsticks or The Muppet Christmas Carol" as one title: "or" offers two.
+    spans = [part for e in doc.ents if e.label_ not in SKIP_LABELS for part in _ALTERNATIVES.split(e.text)]
     for chunk in doc.noun_chunks:
         # A conjunction or comma separates names ("Cypress and Ajuga"); "of the" inside one does not.
         groups: list[list] = [[]]

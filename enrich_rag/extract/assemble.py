@@ -14,7 +14,7 @@ from enrich_rag.storage.ids import edge_id, node_id, normalize_name
 from enrich_rag.storage.partitions import GraphTables
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import EDGES, LINKS, NODES
-from enrich_rag.text import first_sentence
+from enrich_rag.text import bare_title, first_sentence
 
 _WEAK_TYPES = {"TOPIC", "MISC", "ENTITY"}
 DESCRIPTION_CHARS = 300
@@ -56,12 +56,15 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
 
     links: Counter = Counter()
     docs: dict[str, str] = {}
-    titles: dict[str, str] = {}
+    titles: dict[str, set[str]] = defaultdict(set)
     for passage in titled:
-        if normalize_name(passage.title):
-            nid = see(passage.title, "TOPIC", passage.title, first_sentence(passage.text, DESCRIPTION_CHARS))
-            links[(nid, passage.id)] += 1
-            docs[passage.id], titles[passage.id] = passage.doc_id, nid
+        # "Robert Palmer (singer)" is the page about "Robert Palmer" too: other passages write the bare name.
+        for title in dict.fromkeys((passage.title, bare_title(passage.title))):
+            if normalize_name(title):
+                nid = see(title, "TOPIC", title, first_sentence(passage.text, DESCRIPTION_CHARS))
+                links[(nid, passage.id)] += 1
+                docs[passage.id] = passage.doc_id
+                titles[passage.id].add(nid)
     # Chunk by chunk in chunk-id order (stable: within a chunk, the extractor's order), so the rows do
     # not depend on the batch order or the number of workers that extracted them.
     mentions = sorted(extraction.mentions, key=lambda m: m.chunk_id)
@@ -93,7 +96,7 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
         }
         for nid, name in names.items()
     ]
-    link_rows = [{"node": nid, "chunk_id": chunk, "doc_id": docs.get(chunk, ""), "count": n, "is_title": titles.get(chunk) == nid}
+    link_rows = [{"node": nid, "chunk_id": chunk, "doc_id": docs.get(chunk, ""), "count": n, "is_title": nid in titles.get(chunk, ())}
                  for (nid, chunk), n in sorted(links.items())]
     return GraphTables(pa.Table.from_pylist(node_rows, schema=NODES), pa.Table.from_pylist(list(edges.values()), schema=EDGES),
                        pa.Table.from_pylist(link_rows, schema=LINKS))

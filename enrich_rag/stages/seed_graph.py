@@ -12,6 +12,7 @@ from enrich_rag.config import Config
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extraction, Extractor
 from enrich_rag.extract.factory import make_extractor
+from enrich_rag.extract.title_links import TitleGazetteer
 from enrich_rag.storage.partitions import write_partition
 from enrich_rag.storage.passages import Passage, read_passages
 from enrich_rag.storage.schema import SEED_PARTITION
@@ -44,6 +45,8 @@ def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks:
         extraction = extract_on_ray(config)
     else:
         extraction = extract_all(extractor or make_extractor(config.extraction), inputs, config.extraction.batch_size)
+    if config.extraction.title_links:  # on the driver for either engine: a dictionary pass, no model
+        extraction.mentions.extend(TitleGazetteer(p.title for p in every).mentions(inputs))
     tables = graph_tables(extraction, titled=every)
     write_partition(config.paths.graph, SEED_PARTITION, tables.nodes, tables.edges, tables.links)
     return {"chunks": len(inputs), "nodes": tables.nodes.num_rows, "edges": tables.edges.num_rows, "links": tables.links.num_rows}

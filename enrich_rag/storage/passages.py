@@ -108,6 +108,10 @@ class PassageStore:
             columns = [d[0] for d in cursor.description]
             return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
 
+    def titles(self) -> list[str]:
+        with self._lock:
+            return [row[0] for row in self._table().execute("SELECT DISTINCT title FROM chunks ORDER BY title").fetchall()]
+
     def get(self, passage_id: str) -> Passage | None:
         found = self.by_ids([passage_id])
         return found[0] if found else None

@@ -120,3 +120,14 @@ def test_the_evidence_subgraph_is_prized_by_pagerank_and_shows_the_bridge(bridge
     resources.close()
     assert bridge in sub.entry_ids and bridge in {n["id"] for n in sub.nodes}
     assert any(bridge in (f.src, f.dst) for f in sub.facts)  # a fact about the bridge is shown
+
+
+def test_a_pointer_edge_carries_mass_one_way():
+    # 0 - 1 linked both ways; 1 -> 2 only (a passage naming a page): 2 gets mass from 1 and keeps it,
+    # none flows back, where an undirected edge would share it.
+    reset = np.array([1.0, 0.0, 0.0])
+    pointed = personalized_pagerank([(0, 1, 1.0)], reset, damping=0.5, directed=[(1, 2, 1.0)])
+    both_ways = personalized_pagerank([(0, 1, 1.0), (1, 2, 1.0)], reset, damping=0.5)
+    assert pointed.sum() == pytest.approx(1.0) and both_ways.sum() == pytest.approx(1.0)
+    assert pointed[2] > 0
+    assert pointed[1] < both_ways[1]  # nothing comes back from 2

@@ -113,6 +113,9 @@ def test_a_conjunction_separates_names(nlp):
     assert {"Cypress", "Ajuga"} <= set(analysis.entities) and analysis.kind == COMPARISON
     church = analyze_query("What do the Church of St. Mary of the Spring and Hagia Irene have in common?", nlp)
     assert "Hagia Irene" in church.entities and any(e.startswith("Church of St. Mary") for e in church.entities)
+    # NER reads the two titles as one WORK_OF_ART; "or" offers two ("and" inside a title does not split it).
+    films = analyze_query("Which musical fantasy film is older, Bedknobs and Broomsticks or The Muppet Christmas Carol?", nlp)
+    assert {"Bedknobs and Broomsticks", "Muppet Christmas Carol"} <= set(films.entities) and films.kind == COMPARISON
 
 
 def _overlap_retrieval(passages):
