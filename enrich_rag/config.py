@@ -93,6 +93,8 @@ class AgentConfig:
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
     enrich_chunks: int = bounded(4, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
     allow_enrich: bool = True
+    # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
+    enrich_on_gaps: bool = False
     expansion: str = choice("llm", "template")  # llm (few-shot expansion query, template fallback) | template
     edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; relevant relations cost less
 

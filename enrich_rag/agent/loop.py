@@ -32,6 +32,7 @@ from enrich_rag.llm.models import ppl_threshold
 from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
+GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
 
 
 class QueryError(EnrichRagError):
@@ -215,12 +216,20 @@ class Agent:
         with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
             reason = None
+            if decision == ANSWER and allow and self.config.enrich_on_gaps and round_ < self.config.max_enrich_rounds:
+                unread = self._unread(found.ranked[:GAP_TOP])
+                if unread:
+                    decision, reason = ENRICH, f"{len(unread)} unextracted passages in the graph's top {GAP_TOP}"
             if decision == ENRICH and not allow:
                 decision, reason = ANSWER_UNSURE, "enrichment disabled"
             elif decision == ENRICH and round_ == self.config.max_enrich_rounds:
                 decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
             step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
         return decision
+
+    def _unread(self, passages: Sequence[Passage]) -> list[str]:
+        covered = self.resources.store.covered_chunks([p.id for p in passages])
+        return [p.id for p in passages if p.id not in covered]
 
     def enrich(self, question: str, facts: list[str], candidates: Sequence[Passage] = ()) -> EnrichResult:
         """One EnrichGraph round with this agent's pieces (also `enrich-rag enrich`)."""

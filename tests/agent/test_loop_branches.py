@@ -154,3 +154,18 @@ def test_converged_and_decide():
     assert converged(hist(5.0, 4.9), 0.05) and not converged(hist(5.0, 4.0), 0.05)
     assert converged(hist(math.inf, math.inf), 0.05) and not converged(hist(math.inf, 3.0), 0.05)
     assert analyze_decide(1.4, 1.5) == ANSWER and analyze_decide(1.5, 1.5) != ANSWER
+
+
+def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, spacy_extractor):
+    """The seed never read the Christopher Nolan page; with enrich_on_gaps a sure answer whose PageRank
+    top passages hold that unread chunk enriches once, and the round's better answer is kept."""
+    plain, _ = _agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
+    assert "EnrichGraph" not in plain.answer(QUESTION).trace.tools()
+    agent, resources = _agent(world, tmp_path / "gaps", spacy_extractor, [("Paris", 1.3), ("London", 1.1)],
+                              enrich_on_gaps=True, max_enrich_rounds=1)
+    answer = agent.answer(QUESTION)
+    decide = _outputs(answer, "AnalyzeDecide")
+    assert decide[0]["decision"] == "enrich" and "unextracted passages" in decide[0]["reason"]
+    assert "EnrichGraph" in answer.trace.tools() and answer.trace.partitions_written
+    assert answer.answer == "London"  # the enriched round reads better
+    assert "nolan::c0" in resources.store.covered_chunks(["nolan::c0"])
