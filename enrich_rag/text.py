@@ -72,6 +72,11 @@ def bare_title(title: str) -> str:
     return _QUALIFIER.sub("", title).strip()
 
 
+def title_surfaces(title: str) -> list[str]:
+    """How running text writes a page's title: "Closer (magazine)" is written "Closer" too."""
+    return list(dict.fromkeys(t for t in (title.strip(), bare_title(title)) if len(t) > 1))
+
+
 def title_match(title: str, entity: str) -> float:
     """How much a title is the entity's own name: 1 when it is the name ("Cypress"), 0.5 when it is
     the name with a disambiguating aside ("Dusty Drake (album)"), 0 when it only contains it

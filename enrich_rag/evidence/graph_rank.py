@@ -59,7 +59,8 @@ class GraphRanking:
 
 def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float,
                           directed: Iterable[tuple[int, int, float]] = ()) -> np.ndarray:
-    """Power iteration of p = (1 - d) r + d W p over an undirected weighted graph.
+    """Power iteration of p = (1 - d) r + d W p over a weighted graph: `edges` both ways, `directed`
+    one way (a passage pointing at a page it names).
 
     A node with no edges hands its mass back to the reset distribution, so no mass leaks.
     """
@@ -165,6 +166,7 @@ def rank_passages(
 
 
 def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
+    """(passage, page, weight): a passage's mention of an entity, pointed at that entity's own page."""
     pages: dict[str, list[str]] = {}
     for r in links:
         if r["is_title"]:

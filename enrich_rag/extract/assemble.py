@@ -14,7 +14,7 @@ from enrich_rag.storage.ids import edge_id, node_id, normalize_name
 from enrich_rag.storage.partitions import GraphTables
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import EDGES, LINKS, NODES
-from enrich_rag.text import bare_title, first_sentence
+from enrich_rag.text import first_sentence, title_surfaces
 
 _WEAK_TYPES = {"TOPIC", "MISC", "ENTITY"}
 DESCRIPTION_CHARS = 300
@@ -59,7 +59,7 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
     titles: dict[str, set[str]] = defaultdict(set)
     for passage in titled:
         # "Robert Palmer (singer)" is the page about "Robert Palmer" too: other passages write the bare name.
-        for title in dict.fromkeys((passage.title, bare_title(passage.title))):
+        for title in title_surfaces(passage.title):
             if normalize_name(title):
                 nid = see(title, "TOPIC", title, first_sentence(passage.text, DESCRIPTION_CHARS))
                 links[(nid, passage.id)] += 1

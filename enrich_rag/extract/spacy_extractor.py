@@ -18,6 +18,7 @@ from enrich_rag.extract.base import Extraction, Mention
 from enrich_rag.storage.ids import normalize_name
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import COOCCURS, MENTIONS, Edge
+from enrich_rag.text import title_surfaces
 
 SVO_CONFIDENCE = 0.8
 COOCCURRENCE_CONFIDENCE = 0.4
@@ -26,7 +27,6 @@ MENTION_CONFIDENCE = 0.25
 _PRONOUNS = {"he", "she", "it", "they", "his", "her", "its", "their"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 _OBJECT_DEPS = {"dobj", "attr", "oprd", "dative"}
-_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 def load_spacy(model: str):
@@ -51,15 +51,8 @@ class _Span:
     alias: str
 
 
-def _title_surfaces(title: str) -> list[str]:
-    """'Closer (magazine)' is written 'Closer' in running text."""
-    if not title.strip():
-        return []
-    return list(dict.fromkeys(t for t in (title.strip(), _PARENTHETICAL.sub("", title).strip()) if len(t) > 1))
-
-
 def _title_aliases(title: str) -> set[str]:
-    return {normalize_name(t) for t in _title_surfaces(title)} - {""}
+    return {normalize_name(t) for t in title_surfaces(title)} - {""}
 
 
 class SpacyExtractor:
@@ -95,7 +88,7 @@ class SpacyExtractor:
             spans.append(_Span(span.start, span.end, text, label, text))
 
         ent_label = {i: e.label_ for e in doc.ents for i in range(e.start, e.end)}
-        for surface in _title_surfaces(chunk.title):
+        for surface in title_surfaces(chunk.title):
             for match in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", doc.text, flags=re.IGNORECASE):
                 span = doc.char_span(match.start(), match.end(), alignment_mode="expand")
                 if span is not None:

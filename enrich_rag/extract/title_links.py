@@ -14,7 +14,7 @@ from typing import Iterable
 from enrich_rag.extract.base import Extraction, Extractor, Mention
 from enrich_rag.storage.ids import normalize_name
 from enrich_rag.storage.passages import Passage
-from enrich_rag.text import STOPWORDS, bare_title, split_sentences
+from enrich_rag.text import STOPWORDS, split_sentences, title_surfaces
 
 TITLE_TYPE = "TOPIC"
 MIN_CHARS = 3
@@ -36,7 +36,7 @@ class TitleGazetteer:
         self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         seen: set[tuple[str, ...]] = set()
         for title in titles:
-            for surface in dict.fromkeys((title.strip(), bare_title(title))):
+            for surface in title_surfaces(title):
                 words = tuple(_WORD.findall(surface))
                 if _linkable(surface) and words not in seen:
                     seen.add(words)
@@ -66,7 +66,7 @@ class TitleGazetteer:
         """Title mentions in each chunk, other than its own title (its extractor already links that)."""
         out = []
         for chunk in chunks:
-            own = {normalize_name(chunk.title), normalize_name(bare_title(chunk.title))}
+            own = {normalize_name(t) for t in title_surfaces(chunk.title)}
             sentences = _sentence_starts(chunk.text)
             for offset, title in self.find(chunk.text):
                 if normalize_name(title) not in own:
