@@ -18,7 +18,7 @@ if __name__ == "__main__":
     try:
         run_evaluation(args.params, args.config, args.limit, tuple(args.methods))
     except EnrichRagError as exc:
-        Console(stderr=True).print(f"[red]error[/red] {exc}")
+        Console(stderr=True, soft_wrap=True).print(f"[red]error[/red] {exc}")
         sys.exit(1)
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted: finished answers are saved; rerun the same command to resume")

@@ -173,6 +173,43 @@ class TestsetConfig:
     out: str = "testsets/synthetic.jsonl"
 
 
+# eval.corpus for questions written over this config's own corpus (`enrich-rag testset generate`):
+# the build is used as it is, nothing is pooled or copied.
+BUILT_CORPUS = "built"
+EVAL_METHODS = ("no_retrieval", "naive_rag", "hybrid_rag", "graph_only", "enrichrag_no_enrich", "enrichrag")
+QUESTION_FORMATS = ("normalized", "hotpotqa", "2wiki", "musique", "nq", "triviaqa")
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    enabled: bool = False  # true: RAG triad + correctness, judged by `backend`
+    backend: str = choice("same", "llamacpp", "embedded", "hf", "openai")  # same: the answering LLM
+    model: str = ""
+    base_url: str = ""
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """The evaluation's questions and methods (`run_evaluation.py --config configs/<dataset>.yaml`)."""
+
+    dataset: str = "hotpotqa"
+    questions: str = ""  # question file (bundled normalised JSONL, or a benchmark's original file)
+    format: str = choice(*QUESTION_FORMATS)
+    corpus: str = ""  # single-hop sets: the passage corpus ({id,title,text} JSONL); multi-hop: pooled; "built": this build
+    sample: int = bounded(100, ge=0, le=1_000_000)  # 0 = all
+    seed: int = 0
+    methods: tuple[str, ...] = EVAL_METHODS
+    ks: tuple[int, ...] = (2, 5, 10)
+    output: str = "results"
+    run_id: str = ""  # default: <sample>q-seed<seed>-<reader>, so a rerun resumes the same run
+    bootstrap: int = bounded(2000, ge=100, le=100_000)  # resamples behind every interval in the report
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+
+    @property
+    def over_built_corpus(self) -> bool:
+        return self.corpus == BUILT_CORPUS
+
+
 @dataclass(frozen=True)
 class PathsConfig:
     root: str = "data"
@@ -208,6 +245,7 @@ class Config:
     build: BuildConfig = field(default_factory=BuildConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
 
     def with_root(self, root: Path) -> "Config":
         """Resolve every relative path against `root`, so a config works from any cwd."""
@@ -218,11 +256,15 @@ class Config:
         corpus_source = self.corpus.source
         if not Path(corpus_source).is_absolute():
             corpus_source = str((root / corpus_source).resolve())
+        ev = self.eval
+        eval_paths = {k: str((root / getattr(ev, k)).resolve()) for k in ("questions", "corpus", "output")
+                      if getattr(ev, k) and getattr(ev, k) != BUILT_CORPUS and not Path(getattr(ev, k)).is_absolute()}
         return dataclasses.replace(
             self,
             paths=PathsConfig(**resolved),
             corpus=dataclasses.replace(self.corpus, source=corpus_source),
             testset=dataclasses.replace(self.testset, out=str((root / self.testset.out).resolve())),
+            eval=dataclasses.replace(ev, **eval_paths),
         )
 
 
@@ -239,6 +281,7 @@ _SECTIONS = {
     "build": BuildConfig,
     "ray": RayConfig,
     "paths": PathsConfig,
+    "eval": EvalConfig,
 }
 
 
@@ -264,8 +307,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-# Sections other parts of the package own and check themselves (the evaluation's `eval`).
-OTHER_SECTIONS = ("eval",)
+_SUBSECTIONS = {"JudgeConfig": JudgeConfig}
 _SCALARS = {"int": (int, "an integer"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
             "str": (str, "a string")}
 
@@ -274,9 +316,12 @@ def check_field(section: str, f: dataclasses.Field, value: Any) -> Any:
     """Type, bounds and choices of one value, from the field's type and metadata; one line if wrong."""
     where = f"{section}.{f.name}"
     kind = str(f.type).split()[0]
+    if kind in _SUBSECTIONS:
+        return section_from_dict(where, _SUBSECTIONS[kind], value)
     if kind.startswith("tuple"):
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where} must be a list of strings, got {value!r}")
+        item, described = (int, "integers") if kind.startswith("tuple[int") else (str, "strings")
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
+            raise ConfigError(f"{where} must be a list of {described}, got {value!r}")
         return tuple(value)
     expected, described = _SCALARS.get(kind, (None, ""))
     if expected is not None and (not isinstance(value, expected) or (kind != "bool" and isinstance(value, bool))):
@@ -302,14 +347,14 @@ def section_from_dict(name: str, cls: type, value: Any) -> Any:
 
 
 def config_from_dict(data: dict[str, Any]) -> Config:
-    unknown = set(data) - set(_SECTIONS) - set(OTHER_SECTIONS)
+    unknown = set(data) - set(_SECTIONS)
     if unknown:
-        raise ConfigError(f"unknown section(s) {', '.join(sorted(unknown))} (expected: {', '.join([*_SECTIONS, *OTHER_SECTIONS])})")
-    return Config(**{name: section_from_dict(name, _SECTIONS[name], value) for name, value in data.items() if name in _SECTIONS})
+        raise ConfigError(f"unknown section(s) {', '.join(sorted(unknown))} (expected: {', '.join(_SECTIONS)})")
+    return Config(**{name: section_from_dict(name, _SECTIONS[name], value) for name, value in data.items()})
 
 
 def load_raw(params: Path | str = "params.yaml", overlay: Path | str | None = None) -> dict[str, Any]:
-    """The merged YAML, for sections other parts own (the evaluation's `eval`)."""
+    """The merged YAML before checking (what an overlay on top of it must be merged into)."""
     data = _read_yaml(Path(params))
     if overlay is not None:
         data = _merge(data, _read_yaml(Path(overlay)))

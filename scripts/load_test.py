@@ -7,7 +7,7 @@ After each run: every response's status, latency p50/p95, whether the server is 
 `GraphWriter.verify()` on the files (index rows = committed partitions' rows, DVC records =
 partitions). Loopback only; every request has a client-side timeout.
 
-`--maxima` first sets the page's settings to the most `/api/config` allows (WEB_MAXIMA, LLM rerank)
+`--maxima` first sets the page's settings to the most `/api/settings` allows (WEB_MAXIMA, LLM rerank)
 and times single questions with enrichment, one at a time: what bounds one request's cost.
 
     python scripts/load_test.py --out bench_results/load_test.json
@@ -105,11 +105,11 @@ def _big_body(base: str, pid: int, megabytes: int) -> dict:
 
 def _maxima(base: str, questions: list[str], count: int, timeout: float) -> dict:
     """One question at a time under the most expensive settings the page accepts."""
-    status, _, text = _post(f"{base}/api/config", {**WEB_MAXIMA, "rerank": "llm", "allow_enrich": True}, 60)
+    status, _, text = _post(f"{base}/api/settings", {**WEB_MAXIMA, "rerank": "llm", "allow_enrich": True}, 60)
     if status != 200:
-        raise SystemExit(f"/api/config refused the maxima: {text}")
+        raise SystemExit(f"/api/settings refused the maxima: {text}")
     timings = [_post(f"{base}/api/query", {"question": q, "allow_enrich": True}, timeout)[:2] for q in questions[:count]]
-    _post(f"{base}/api/config", {"rerank": "entity", "candidates": 10, "enrich_chunks": 4}, 60)
+    _post(f"{base}/api/settings", {"rerank": "entity", "candidates": 10, "enrich_chunks": 4}, 60)
     return {"settings": {**WEB_MAXIMA, "rerank": "llm"}, "statuses": [st for st, _ in timings],
             "seconds": [round(sec, 1) for _, sec in timings]}
 

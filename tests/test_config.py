@@ -1,11 +1,12 @@
 """Config is strict: typos, wrong types, values out of bounds and unknown choices stop loading with one line."""
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from enrich_rag.config import AgentConfig, EvidenceConfig, config_from_dict, load_config
+from enrich_rag.config import Config, EvidenceConfig, config_from_dict, load_config
 from enrich_rag.errors import ConfigError
 from enrich_rag.serve import settings as web_settings
 from tests.conftest import PROJECT_ROOT
@@ -35,9 +36,8 @@ def test_bad_values_are_refused_with_one_line(data, message):
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-def test_open_ended_choice_and_other_sections_pass():
-    config = config_from_dict({"evidence": {"rerank": "models/my-cross-encoder"}, "eval": {"anything": 1},
-                               "agent": {"ppl_threshold": 2}})
+def test_open_ended_choice_passes():
+    config = config_from_dict({"evidence": {"rerank": "models/my-cross-encoder"}, "agent": {"ppl_threshold": 2}})
     assert config.evidence.rerank == "models/my-cross-encoder" and config.agent.ppl_threshold == 2
 
 
@@ -54,12 +54,52 @@ def test_a_typo_in_an_overlay_names_the_key(tmp_path: Path):
 
 
 def test_web_settings_take_their_bounds_from_the_config_fields():
-    defaults = web_settings.from_configs(AgentConfig(), EvidenceConfig())
-    assert defaults.k == EvidenceConfig().k
-    assert web_settings.SettingsUpdate(k=20).k == 20
-    for bad in ({"k": 21}, {"candidates": 0}, {"ppl_threshold": -1.0}, {"rerank": "models/x"}, {"nope": 1}):
-        with pytest.raises(ValueError):
-            web_settings.SettingsUpdate(**bad)
+    config = Config()
+    assert web_settings.effective(config, {})["k"] == EvidenceConfig().k
+    assert web_settings.check({"k": 20}) == {"evidence": {"k": 20}}
+    for bad, message in [({"k": 21}, "evidence.k must be >= 1 and <= 20, got 21"),
+                         ({"candidates": 0}, "evidence.candidates must be >= 1"),
+                         ({"candidates": 50}, "evidence.candidates must be <= 20 on the web page"),
+                         ({"ppl_threshold": -1.0}, "agent.ppl_threshold must be >= 0.0"),
+                         ({"rerank": "models/x"}, "evidence.rerank must be one of entity, none, llm"),
+                         ({"nope": 1}, "web setting 'nope' is not one the page may change")]:
+        with pytest.raises(ConfigError, match=message):
+            web_settings.check(bad)
+
+
+@pytest.mark.parametrize("overlay, message", [
+    ({"eval": {"questions": "q.jsonl", "judge": {"enabeld": True}}}, "unknown key(s) in 'eval.judge': enabeld"),
+    ({"eval": {"questions": "q.jsonl", "sample": "ten"}}, "eval.sample must be an integer, got 'ten'"),
+    ({"eval": {"questions": "q.jsonl", "format": "squad"}}, "eval.format must be one of normalized"),
+    ({"eval": {"questions": "q.jsonl", "ks": [2, "five"]}}, "eval.ks must be a list of integers"),
+    ({"eval": {"questons": "q.jsonl"}}, "unknown key(s) in 'eval': questons"),
+    ({"serve": {"workers": 0}}, "serve.workers must be >= 1 and <= 64, got 0"),
+    ({"serve": {"query_timeout": 5}}, "unknown key(s) in 'serve': query_timeout"),
+])
+def test_eval_and_serve_are_sections_of_the_one_strict_config(tmp_path: Path, overlay, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(overlay))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(PROJECT_ROOT / "params.yaml", path)
+
+
+def test_a_bad_eval_key_is_one_line_from_run_evaluation(tmp_path: Path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"eval": {"questions": "q.jsonl", "judge": {"enabeld": True}}}))
+    result = subprocess.run([sys.executable, "run_evaluation.py", "--config", str(path)], cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=120)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 1 and len(lines) == 1 and "enabeld" in lines[0], result.stderr
+
+
+def test_the_question_formats_config_accepts_are_the_ones_the_readers_know():
+    from enrich_rag.config import QUESTION_FORMATS
+    from enrich_rag.eval.datasets import FORMATS
+
+    assert QUESTION_FORMATS == FORMATS
 
 
 @pytest.mark.parametrize("bad", ["agent: 5\n", "agent:\n  entry_points: eight\n", "serve: [\n", "surprise:\n  a: 1\n"])

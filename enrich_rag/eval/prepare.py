@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from enrich_rag.config import Config
+from enrich_rag.config import Config, EvalConfig
 from enrich_rag.errors import InputDataError
 from enrich_rag.eval.datasets import QAItem, load_questions, pooled_corpus, sample
-from enrich_rag.eval.settings import EvalConfig
 from enrich_rag.ingest.documents import read_jsonl_documents
 from enrich_rag.storage.atomic import atomic_file
 

@@ -10,9 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.config import Config
+from enrich_rag.config import Config, EvalConfig
 from enrich_rag.eval.judge import trust_note
-from enrich_rag.eval.settings import EvalConfig
 from enrich_rag.llm.models import model_name
 from enrich_rag.storage.atomic import atomic_file
 
@@ -145,13 +144,13 @@ def _save(fig, path: Path) -> str:
 def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run_dir: Path) -> dict[str, Any]:
     summary = aggregate(rows, ev)
     questions = len({r["id"] for r in rows})
-    title = f"{ev.dataset}, {questions} questions, run {ev.run_name}"
+    title = f"{ev.dataset}, {questions} questions, run {ev.run_id}"
     note = judge_note = ""
     if ev.judge.enabled:
         judge_model = model_name(config.llm) if ev.judge.backend == "same" else ev.judge.model or model_name(config.llm)
         judge_note = trust_note(Path(config.paths.dvc_root), judge_model)
         note = f"\n{judge_note}\n"
-    metrics = {"dataset": ev.dataset, "run_id": ev.run_name, "questions": questions, "llm": config.llm.backend,
+    metrics = {"dataset": ev.dataset, "run_id": ev.run_id, "questions": questions, "llm": config.llm.backend,
                "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary}
     if judge_note:
         metrics["judge_trust"] = judge_note

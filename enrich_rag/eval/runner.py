@@ -20,7 +20,7 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.stages.corpus import prepare_corpus
 from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
 from enrich_rag.stages.seed_graph import build_seed_graph
-from enrich_rag.config import Config, load_config, load_raw
+from enrich_rag.config import Config, EvalConfig, load_config
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.judge import judge
@@ -29,8 +29,8 @@ from enrich_rag.eval.metrics import (all_evidence_at_k, contains_answer, exact_m
                                      token_f1)
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
-from enrich_rag.eval.settings import EvalConfig, eval_config
 from enrich_rag.llm.models import model_name
+from enrich_rag.stages.build_keys import STAGE_NAMES, build_key, staleness, write_stamp
 from enrich_rag.storage.workspace import writable_copy
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.storage.atomic import atomic_file
@@ -39,31 +39,52 @@ from enrich_rag.storage.partitions import committed_partitions
 console = Console(stderr=True)
 PREDICTIONS = "predictions.jsonl"
 RESOLVED_CONFIG = "config.yaml"
+WORKSPACE = "workspace"
+
+
+def default_run_id(config: Config) -> str:
+    """Named from the settings that pick the questions and the reader, so runs of two readers or
+    samples sit side by side and `dvc.yaml`'s outs name the folder a run really writes."""
+    ev = config.eval
+    return f"{ev.sample or 'all'}q-seed{ev.seed}-{model_name(config.llm)}"
+
+
+def run_folder(ev: EvalConfig) -> Path:
+    return Path(ev.output) / ev.dataset / ev.run_id
 
 
 def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConfig]:
-    params = Path(params)
     config = load_config(params, overlay)
-    ev = eval_config(load_raw(params, overlay), params.resolve().parent)
-    # Runs of two readers sit side by side: the reader is part of the default run name.
-    return config, ev if ev.run_id else dataclasses.replace(ev, run_id=f"{ev.run_name}-{model_name(config.llm)}")
+    if not config.eval.questions:
+        raise ConfigError("eval.questions is not set (use configs/<dataset>.yaml)")
+    ev = config.eval if config.eval.run_id else dataclasses.replace(config.eval, run_id=default_run_id(config))
+    return dataclasses.replace(config, eval=ev), ev
+
+
+def build_steps(config: Config, ev: EvalConfig) -> list[tuple[str, Any, Any]]:
+    """(stage key, whether its output exists, how to build it), in build order."""
+    paths = config.paths
+    return [
+        ("prepare", lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
+         lambda: prepare_eval(config, ev)),
+        ("chunks", lambda: Path(paths.chunks).is_file(), lambda: prepare_corpus(config)),
+        ("corpus_index", lambda: Path(paths.corpus_index).is_dir(), lambda: build_corpus_index(config)),
+        ("seed_graph", lambda: "seed" in committed_partitions(Path(paths.graph)), lambda: build_seed_graph(config)),
+        ("graph_index", lambda: Path(paths.graph_index).is_dir(), lambda: build_graph_index(config)),
+    ]
 
 
 def ensure_built(config: Config, ev: EvalConfig) -> None:
-    """Run the offline stages for this dataset where their outputs are missing (`dvc repro` does the same, cached)."""
-    paths = config.paths
-    steps = [
-        (lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
-         "eval_prepare", lambda: prepare_eval(config, ev)),
-        (lambda: Path(paths.chunks).is_file(), "prepare_corpus", lambda: prepare_corpus(config)),
-        (lambda: Path(paths.corpus_index).is_dir(), "build_corpus_index", lambda: build_corpus_index(config)),
-        (lambda: "seed" in committed_partitions(Path(paths.graph)), "build_seed_graph", lambda: build_seed_graph(config)),
-        (lambda: Path(paths.graph_index).is_dir(), "build_graph_index", lambda: build_graph_index(config)),
-    ]
-    for done, name, run in steps:
-        if not done():
-            console.print(f"[cyan]building[/cyan] {name} for {ev.dataset}")
-            console.print(f"  {run()}")
+    """Run every stage whose output is missing or was built from other settings (its recorded key,
+    `stages/build_keys.py`), in order, so a later stage sees the rebuilt one; a build made with the
+    settings now is used as it is. `dvc repro` writes the same keys, so either path trusts the other."""
+    for stage, exists, run in build_steps(config, ev):
+        why = "missing" if not exists() else staleness(config, stage)
+        if why is None:
+            continue
+        console.print(f"[cyan]building[/cyan] {STAGE_NAMES[stage]} for {ev.dataset}: {why}")
+        console.print(f"  {run()}")
+        write_stamp(config, stage)
 
 
 def retrieval_study(params: Path | str, overlay: Path | str, limit: int = 0) -> tuple[Config, EvalConfig, list]:
@@ -105,7 +126,8 @@ def fingerprint(config: Config, ev: EvalConfig) -> str:
         data.pop(name)
     for name in RUNTIME_ONLY_LLM:
         data["llm"].pop(name)
-    data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods")}
+    data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods", "bootstrap")}
+    data["build"] = build_key(config)  # a rebuilt seed or index is a new run, whatever the settings say
     return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
 
 
@@ -117,6 +139,9 @@ def check_fingerprint(run_dir: Path, current: str) -> None:
         aside = run_dir / f"predictions.{previous}.jsonl"
         os.replace(out, aside)
         console.print(f"[yellow]settings changed since this run started: earlier answers moved to {aside.name}[/yellow]")
+    if previous and previous != current and (run_dir / WORKSPACE).is_dir():
+        # The enriched copy grew from the old build: a new run starts from the build as it is now.
+        os.replace(run_dir / WORKSPACE, run_dir / f"{WORKSPACE}.{previous}")
     path.write_text(current + "\n")
 
 
@@ -159,7 +184,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     running = only or ev.methods
     ensure_built(config, ev)
     items = sampled_questions(ev)[: limit or None]
-    run_dir = ev.run_dir()
+    run_dir = run_folder(ev)
     run_dir.mkdir(parents=True, exist_ok=True)
     check_fingerprint(run_dir, fingerprint(config, ev))
     write_resolved_config(run_dir, config, ev)
@@ -170,7 +195,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     readonly = Resources(config, llm=llm)
     writing = None
     if any(AGENT_METHODS.get(m, (False,))[0] for m in running):
-        writing = Resources(writable_copy(config, run_dir / "workspace"), llm=llm)
+        writing = Resources(writable_copy(config, run_dir / WORKSPACE), llm=llm)
         writing.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
     methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)

@@ -108,15 +108,19 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     resources = resources or Resources(config)
     resources.writer.reconcile()
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
-    state: dict[str, Any] = {"settings": settings_io.load(settings_path, settings_io.from_configs(config.agent, config.evidence))}
+    state: dict[str, Any] = {"overlay": settings_io.load(settings_path)}
     lock = threading.Lock()
     conversations = Conversations()
     workers = ThreadPoolExecutor(max_workers=config.serve.workers, thread_name_prefix="query")
     limit_s = config.serve.query_timeout_s
 
     def agent() -> Agent:
-        agent_cfg, evidence_cfg = settings_io.apply(state["settings"], config.agent, config.evidence)
-        return Agent(resources, agent_cfg, evidence_cfg)
+        effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, state["overlay"])))
+        return Agent(resources, effective.agent, effective.evidence)
+
+    def settings_view() -> dict[str, Any]:
+        return {"settings": settings_io.effective(config, state["overlay"]), "overlay": state["overlay"],
+                "overlay_file": str(settings_path)}
 
     app = FastAPI(title="EnrichRAG", version="0.1.0",
                   description="Ask questions over your documents; answers come with passages, subgraph and trace.")
@@ -166,18 +170,28 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
                                               "it stops before its next step"}, status_code=504)
         return job.result()
 
-    @app.get("/api/config")
-    def get_config() -> dict[str, Any]:
-        return state["settings"].model_dump()
+    @app.get("/api/settings")
+    def get_settings() -> dict[str, Any]:
+        """The values questions from the page run with, and the saved overlay on params.yaml that sets them."""
+        return settings_view()
 
-    @app.post("/api/config")
-    def set_config(update: settings_io.SettingsUpdate) -> dict[str, Any]:
+    @app.post("/api/settings")
+    def set_settings(update: dict[str, Any]) -> dict[str, Any]:
+        """Any subset of the page's settings, checked by the config's rules; saved as the overlay."""
         with lock:
-            merged = state["settings"].model_dump() | update.model_dump(exclude_none=True)
-            new = settings_io.Settings(**merged)
-            settings_io.save(settings_path, new)
-            state["settings"] = new
-        return new.model_dump()
+            checked = settings_io.check(update)
+            overlay = {s: state["overlay"].get(s, {}) | checked.get(s, {}) for s in {*state["overlay"], *checked}}
+            settings_io.save(settings_path, overlay)
+            state["overlay"] = overlay
+        return settings_view()
+
+    @app.delete("/api/settings")
+    def reset_settings() -> dict[str, Any]:
+        """Drop the overlay: questions run with params.yaml again."""
+        with lock:
+            settings_io.save(settings_path, {})
+            state["overlay"] = {}
+        return settings_view()
 
     @app.get("/api/graph/stats")
     def graph_stats() -> dict[str, Any]:

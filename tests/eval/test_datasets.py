@@ -4,11 +4,10 @@ import json
 
 import pytest
 
-from enrich_rag.config import load_raw
+from enrich_rag.config import load_config
 from enrich_rag.errors import InputDataError
 from enrich_rag.eval.datasets import load_questions, pooled_corpus, sample
 from enrich_rag.eval.metrics import precision_at_k, recall_at_k
-from enrich_rag.eval.settings import eval_config
 from enrich_rag.ingest.documents import stable_doc_id
 from tests.conftest import PROJECT_ROOT, write_jsonl
 
@@ -80,7 +79,7 @@ def test_bad_question_files_fail_with_one_line(tmp_path):
 def test_triviaqa_config_names_the_missing_file():
     from enrich_rag.eval.prepare import sampled_questions
 
-    ev = eval_config(load_raw(PROJECT_ROOT / "params.yaml", PROJECT_ROOT / "configs/triviaqa.yaml"), PROJECT_ROOT)
+    ev = load_config(PROJECT_ROOT / "params.yaml", PROJECT_ROOT / "configs/triviaqa.yaml").eval
     assert ev.format == "triviaqa"
     with pytest.raises(InputDataError, match="question file not found: .*data/triviaqa/dev.jsonl"):
         sampled_questions(ev)

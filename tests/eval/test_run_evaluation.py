@@ -81,12 +81,10 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     for partition in enriched:
         assert (run_dir / "workspace/graph/nodes" / f"partition={partition}.dvc").is_file()
     # Different settings never mix into this run: its answers are moved aside and the run starts over.
-    from enrich_rag.config import load_config
     from enrich_rag.eval.runner import check_fingerprint, fingerprint
-    from enrich_rag.eval.settings import eval_config
+    from enrich_rag.eval.runner import load_eval
 
-    config = load_config(PROJECT_ROOT / "params.yaml", overlay)
-    ev = eval_config(yaml.safe_load(overlay.read_text()), PROJECT_ROOT)
+    config, ev = load_eval(PROJECT_ROOT / "params.yaml", overlay)
     assert fingerprint(config, ev) == (run_dir / "fingerprint.txt").read_text().strip()
     # Threads or time limits change no answer: a run resumes under them; a reader setting does not.
     runtime = dataclasses.replace(config, llm=dataclasses.replace(config.llm, threads=1, timeout_s=5))

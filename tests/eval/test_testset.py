@@ -227,11 +227,11 @@ def test_correctness_judge_prefers_the_right_answer(reader):
 
 def test_a_set_over_the_built_corpus_is_evaluated_on_the_build_as_it_is(graph_config, tmp_path):
     from enrich_rag.eval.prepare import prepare_eval, questions_path
-    from enrich_rag.eval.settings import eval_config
+    from enrich_rag.config import config_from_dict
 
     questions = write_jsonl(tmp_path / "synthetic.jsonl", [{"id": "q1", "question": "Where was Edith Crane born?",
                                                             "answers": ["Norwich"], "gold_doc_ids": ["crane"]}])
-    ev = eval_config({"eval": {"questions": str(questions), "corpus": "built", "sample": 0}}, tmp_path)
+    ev = config_from_dict({"eval": {"questions": str(questions), "corpus": "built", "sample": 0}}).with_root(tmp_path).eval
     assert ev.over_built_corpus and ev.corpus == "built"  # a keyword, not resolved as a path
     source = Path(graph_config.corpus.source).read_bytes()
     assert prepare_eval(graph_config, ev) == {"questions": 1, "passages": 0}

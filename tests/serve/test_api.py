@@ -1,6 +1,7 @@
 """Every endpoint through FastAPI's TestClient on the small built graph, with the real embedded LLM."""
 
 import pytest
+import yaml
 from fastapi.testclient import TestClient
 
 from enrich_rag.agent.resources import Resources
@@ -47,21 +48,27 @@ def test_bad_queries_are_400_with_one_line(client, body, message):
     assert message in response.json()["error"] and "\n" not in response.json()["error"]
 
 
-def test_config_is_validated_and_persisted(client, gap_config):
-    before = client.get("/api/config").json()
-    assert before["entity_first"] is True and before["k"] == gap_config.evidence.k
-    updated = client.post("/api/config", json={"k": 3, "allow_enrich": False}).json()
-    assert updated["k"] == 3 and updated["allow_enrich"] is False and updated["rerank"] == before["rerank"]
-    assert client.get("/api/config").json() == updated
+def test_settings_are_an_overlay_checked_saved_and_shown(client, gap_config):
     from pathlib import Path
 
-    assert '"k": 3' in Path(gap_config.paths.root, "api_settings.json").read_text()
-    for body, message in [({"k": 0}, "k: Input should be greater than or equal to 1"),
-                          ({"rerank": "magic"}, "rerank: Input should be 'entity', 'none' or 'llm'"),
-                          ({"nope": 1}, "nope: Extra inputs are not permitted")]:
-        response = client.post("/api/config", json=body)
+    before = client.get("/api/settings").json()
+    assert before["overlay"] == {} and before["settings"]["k"] == gap_config.evidence.k
+    updated = client.post("/api/settings", json={"k": 3, "allow_enrich": False}).json()
+    assert updated["settings"]["k"] == 3 and updated["settings"]["allow_enrich"] is False
+    assert updated["overlay"] == {"evidence": {"k": 3}, "agent": {"allow_enrich": False}}  # shown, never silent
+    assert updated["settings"]["rerank"] == before["settings"]["rerank"]
+    assert client.get("/api/settings").json() == updated
+    saved = yaml.safe_load(Path(gap_config.paths.root, "web_settings.yaml").read_text())
+    assert saved == {"evidence": {"k": 3}, "agent": {"allow_enrich": False}}  # the shape of params.yaml
+    for body, message in [({"k": 0}, "evidence.k must be >= 1 and <= 20, got 0"),
+                          ({"rerank": "magic"}, "evidence.rerank must be one of entity, none, llm"),
+                          ({"nope": 1}, "web setting 'nope' is not one the page may change")]:
+        response = client.post("/api/settings", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
-    assert client.get("/api/config").json() == updated  # a refused update changed nothing
+    assert client.get("/api/settings").json() == updated  # a refused update changed nothing
+    reset = client.delete("/api/settings").json()
+    assert reset["overlay"] == {} and reset["settings"] == before["settings"]
+    assert not Path(gap_config.paths.root, "web_settings.yaml").exists()
 
 
 def test_graph_endpoints_and_rollback(client):
@@ -76,7 +83,7 @@ def test_graph_endpoints_and_rollback(client):
         response = client.post("/api/graph/rollback", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
     # A real enrichment (a threshold no answer meets forces one round), then its rollback through the API.
-    client.post("/api/config", json={"ppl_threshold": 1.0001, "max_enrich_rounds": 1})
+    client.post("/api/settings", json={"ppl_threshold": 1.0001, "max_enrich_rounds": 1})
     answer = client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True}).json()
     written = answer["trace"]["partitions_written"]
     assert len(written) == 1
@@ -88,7 +95,7 @@ def test_graph_endpoints_and_rollback(client):
 
 def test_openapi_schema_and_page(client):
     schema = client.get("/openapi.json").json()
-    assert {"/api/query", "/api/config", "/api/graph/stats", "/api/graph/partitions", "/api/graph/rollback"} <= set(schema["paths"])
+    assert {"/api/query", "/api/settings", "/api/graph/stats", "/api/graph/partitions", "/api/graph/rollback"} <= set(schema["paths"])
     page = client.get("/")
     assert page.status_code == 200 and "/static/vendor/cytoscape.min.js" in page.text
     assert client.get("/static/vendor/cytoscape.min.js").status_code == 200
@@ -109,7 +116,7 @@ def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
         chunked = client.post("/api/query", content=iter([b'{"question": "', b"y" * 8192, b'"}']),
                               headers={"content-type": "application/json"})
         assert chunked.status_code == 413  # no declared length: cut off once past the limit
-        assert client.post("/api/config", json={"k": 2}).status_code == 200  # small bodies still pass
+        assert client.post("/api/settings", json={"k": 2}).status_code == 200  # small bodies still pass
 
 
 def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config, embedded_llm, spacy_extractor):
@@ -122,8 +129,8 @@ def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config
 
 
 def test_page_settings_cannot_exceed_what_one_question_can_afford(client):
-    response = client.post("/api/config", json={"candidates": 200})
-    assert response.status_code == 400 and "less than or equal to 20" in response.json()["error"]
+    response = client.post("/api/settings", json={"candidates": 200})
+    assert response.status_code == 400 and "evidence.candidates must be <= 20 on the web page" in response.json()["error"]
 
 
 def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extractor):
@@ -131,9 +138,13 @@ def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extracto
 
     from enrich_rag.errors import ConfigError
 
-    Path(gap_config.paths.root, "api_settings.json").write_text('{"k": "two"')
-    with pytest.raises(ConfigError, match="api_settings.json: .*fix or delete the file"):
-        create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
-    Path(gap_config.paths.root, "api_settings.json").write_text('{"k": 0}')
-    with pytest.raises(ConfigError, match="k: Input should be greater than or equal to 1"):
-        create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
+    saved = Path(gap_config.paths.root, "web_settings.yaml")
+    for text, message in [("evidence: {k: [", "web_settings.yaml: not readable YAML"),
+                          ("evidence:\n  k: two\n", "evidence.k must be an integer, got 'two'"),
+                          ("evidence:\n  k: 0\n", "evidence.k must be >= 1"),
+                          ("agent:\n  k: 3\n", "agent.k is in the wrong section"),
+                          ("evidence:\n  damping: 0.3\n", "web setting 'damping' is not one the page may change")]:
+        saved.write_text(text)
+        with pytest.raises(ConfigError, match=message) as error:
+            create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
+        assert "\n" not in str(error.value) and "fix or delete the file" in str(error.value)

@@ -11,9 +11,9 @@ function text(tag, content, cls) {
   return el;
 }
 
-async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+async function api(path, body, method) {
+  const response = await fetch(path, body === undefined ? {method: method || "GET"} : {
+    method: method || "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   });
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -21,10 +21,17 @@ async function api(path, body) {
 }
 
 async function loadSettings() {
-  const settings = await api("/api/config");
-  $("allow-enrich").checked = settings.allow_enrich;
+  showSettings(await api("/api/settings"));
   const stats = await api("/api/graph/stats");
   $("stats").textContent = `${stats.nodes} nodes, ${stats.edges} edges, ${stats.partitions.length} partition(s)`;
+}
+
+// The saved page settings are an overlay on params.yaml: always shown, one click to drop.
+function showSettings(view) {
+  $("allow-enrich").checked = view.settings.allow_enrich;
+  const saved = Object.entries(view.overlay).flatMap(([s, kv]) => Object.entries(kv).map(([k, v]) => `${s}.${k}=${v}`));
+  $("overlay").textContent = saved.length ? `page settings over params.yaml: ${saved.join(", ")}` : "params.yaml settings";
+  $("overlay-reset").hidden = !saved.length;
 }
 
 function renderCitations(citations) {
@@ -140,6 +147,7 @@ async function ask(event) {
 }
 
 $("ask-form").addEventListener("submit", ask);
-$("allow-enrich").addEventListener("change", (e) => api("/api/config", {allow_enrich: e.target.checked}).catch(() => {}));
+$("allow-enrich").addEventListener("change", (e) => api("/api/settings", {allow_enrich: e.target.checked}).then(showSettings).catch(() => {}));
+$("overlay-reset").addEventListener("click", () => api("/api/settings", undefined, "DELETE").then(showSettings).catch(() => {}));
 $("new-conversation").addEventListener("click", () => { conversationId = null; $("resolved").textContent = ""; });
 loadSettings().catch((err) => { $("status").textContent = `error: ${err.message}`; });
