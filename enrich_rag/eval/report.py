@@ -12,10 +12,14 @@ from rich.table import Table
 
 from enrich_rag.config import Config, EvalConfig
 from enrich_rag.eval.judge import trust_note
+from enrich_rag.eval.stats import bootstrap, compare, with_ci
 from enrich_rag.llm.models import model_name
 from enrich_rag.storage.atomic import atomic_file
 
 ANSWER_METRICS = ("em", "f1", "acc")
+# Scores shown with their 95% bootstrap interval; pairs of methods are compared on these.
+INTERVAL_METRICS = ("em", "f1", "acc", "recall@5", "all@5", "recall@2", "all@2")
+PAIRED_METRICS = ("em", "f1")
 JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_relevance", "correctness", "judge_aggregate")
 
 
@@ -31,6 +35,7 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str, Any]]:
+    """Per method: every mean, the headline scores with their 95% bootstrap interval (`<metric>_ci`)."""
     out: dict[str, dict[str, Any]] = {}
     for method in ev.methods:
         mine = [r for r in rows if r["method"] == method]
@@ -42,6 +47,8 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
             value = _mean([r[key] for r in mine if key in r])
             if value is not None:
                 stats[key] = value
+                if key in INTERVAL_METRICS:
+                    stats[f"{key}_ci"] = bootstrap([r[key] for r in mine if key in r], ev.bootstrap, ev.seed).to_list()
         stats |= {"llm_calls": _mean([r["llm_calls"] for r in mine]), "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
                   "partitions_written": sum(len(r["partitions"]) for r in mine),
                   "latency_p50_s": _percentile(seconds, 0.5), "latency_p95_s": _percentile(seconds, 0.95)}
@@ -49,15 +56,42 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
     return out
 
 
+def pairwise(rows: list[dict[str, Any]], ev: EvalConfig) -> list[dict[str, Any]]:
+    """Every pair of methods in the run: the paired difference (first - second) on the same questions,
+    with its interval, and McNemar's exact p for EM."""
+    methods = [m for m in ev.methods if any(r["method"] == m for r in rows)]
+    mine = {m: [r for r in rows if r["method"] == m] for m in methods}
+    return [{"first": a, "second": b} | compare(mine[a], mine[b], PAIRED_METRICS, ev.bootstrap, ev.seed)
+            for i, a in enumerate(methods) for b in methods[i + 1:]]
+
+
 def columns(summary: dict[str, dict[str, Any]]) -> list[str]:
-    return list(dict.fromkeys(key for stats in summary.values() for key in stats))
+    return [k for k in dict.fromkeys(key for stats in summary.values() for key in stats) if not k.endswith("_ci")]
+
+
+def cell(stats: dict[str, Any], col: str) -> str:
+    value = stats.get(col)
+    if value is None:
+        return ""
+    return with_ci(value, stats[f"{col}_ci"]) if f"{col}_ci" in stats else str(value)
 
 
 def markdown_table(summary: dict[str, dict[str, Any]], title: str) -> str:
     cols = columns(summary)
-    lines = [f"### {title}", "", "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    lines = [f"### {title}", "", "Scores with their 95% bootstrap interval.", "",
+             "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     for method, stats in summary.items():
-        lines.append(f"| {method} | " + " | ".join("" if stats.get(c) is None else str(stats[c]) for c in cols) + " |")
+        lines.append(f"| {method} | " + " | ".join(cell(stats, c) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def paired_markdown(pairs: list[dict[str, Any]]) -> str:
+    lines = ["### Paired differences (first - second, same questions)", "",
+             "95% bootstrap interval over questions resampled together; McNemar's exact p on EM.", "",
+             "| first | second | n | EM diff | F1 diff | McNemar p |", "|---|---|---:|---:|---:|---:|"]
+    for p in pairs:
+        lines.append(f"| {p['first']} | {p['second']} | {p['n']} | {with_ci(p.get('em'), p.get('em_ci'))} | "
+                     f"{with_ci(p.get('f1'), p.get('f1_ci'))} | {p.get('em_mcnemar_p', '')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -73,7 +107,19 @@ def print_table(summary: dict[str, dict[str, Any]], title: str) -> None:
     for col in cols:
         table.add_column(col, justify="right")
     for method, stats in summary.items():
-        table.add_row(method, *("" if stats.get(c) is None else f"{stats[c]}" for c in cols))
+        table.add_row(method, *(cell(stats, c) for c in cols))
+    Console().print(table)
+
+
+def print_pairs(pairs: list[dict[str, Any]]) -> None:
+    table = Table(title="paired differences, first - second (95% interval); McNemar p on EM")
+    for col in ("first", "second", "n", "EM diff", "F1 diff", "McNemar p"):
+        table.add_column(col, justify="left" if col in ("first", "second") else "right")
+    for p in pairs:
+        sure = p.get("em_ci") and (p["em_ci"][0] > 0 or p["em_ci"][1] < 0)
+        em = with_ci(p.get("em"), p.get("em_ci"))
+        table.add_row(p["first"], p["second"], str(p["n"]), f"[bold]{em}[/bold]" if sure else em,
+                      with_ci(p.get("f1"), p.get("f1_ci")), str(p.get("em_mcnemar_p", "")))
     Console().print(table)
 
 
@@ -143,6 +189,7 @@ def _save(fig, path: Path) -> str:
 
 def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run_dir: Path) -> dict[str, Any]:
     summary = aggregate(rows, ev)
+    pairs = pairwise(rows, ev)
     questions = len({r["id"] for r in rows})
     title = f"{ev.dataset}, {questions} questions, run {ev.run_id}"
     note = judge_note = ""
@@ -151,15 +198,17 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
         judge_note = trust_note(Path(config.paths.dvc_root), judge_model)
         note = f"\n{judge_note}\n"
     metrics = {"dataset": ev.dataset, "run_id": ev.run_id, "questions": questions, "llm": config.llm.backend,
-               "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary}
+               "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary,
+               "paired_differences": pairs}
     if judge_note:
         metrics["judge_trust"] = judge_note
     _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
-    _write(run_dir / "table.md", markdown_table(summary, title) + note)
+    _write(run_dir / "table.md", markdown_table(summary, title) + "\n" + paired_markdown(pairs) + note)
     plots = run_dir / "plots"
     write_plot_data(rows, summary, ev, plots)
     write_pngs(rows, summary, ev, plots)
     print_table(summary, title)
+    print_pairs(pairs)
     if judge_note:
         Console().print(judge_note)
     return metrics

@@ -22,6 +22,9 @@ def _run(path, model, em, threads=2, k=2, max_new_tokens=16):
     (path / "config.yaml").write_text(yaml.safe_dump(config))
     metrics = {"methods": {"a": {"em": em, "f1": em / 2}, "only_here": {"em": 0.5, "f1": 0.5}}}
     (path / "metrics.json").write_text(json.dumps(metrics))
+    right = round(em * 10)  # 10 questions, the first `right` answered exactly
+    (path / "predictions.jsonl").write_text("".join(
+        json.dumps({"id": f"q{i}", "method": "a", "em": i < right, "f1": float(i < right) / 2}) + "\n" for i in range(10)))
     return path
 
 
@@ -29,6 +32,10 @@ def test_ratios_per_method_and_settings_checked(tmp_path):
     big, small = _run(tmp_path / "big", "qwen", 0.3, threads=1), _run(tmp_path / "small", "gemma", 0.2)
     rows = compare_readers.compare(big, small)
     assert set(rows) == {"a", "only_here"} and rows["a"]["em_ratio"] == 1.5 and rows["a"]["f1_first"] == 0.15
+    # The paired difference on the same 10 questions: the bigger reader answers one more, inside the noise.
+    assert rows["a"]["diff"]["n"] == 10 and rows["a"]["diff"]["em"] == 0.1
+    assert rows["a"]["diff"]["em_ci"][0] <= 0 < rows["a"]["diff"]["em_ci"][1] and rows["a"]["diff"]["em_mcnemar_p"] == 1.0
+    assert rows["only_here"]["diff"] == {"n": 0}  # no answers saved for it: no difference claimed
     assert compare_readers.settings(big) == compare_readers.settings(small)  # reader and threads may differ
     other = _run(tmp_path / "other", "gemma", 0.2, k=5)
     assert compare_readers.settings(big) != compare_readers.settings(other)  # retrieval may not
