@@ -83,11 +83,9 @@ class LLMConfig:
 
 @dataclass(frozen=True)
 class AgentConfig:
-    entry_points: int = bounded(8, ge=1, le=200)  # graph-index hits that seed the 1-hop expansion
-    neighbor_limit: int = bounded(300, ge=1, le=100_000)  # edges fetched around the entry points
-    max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget
+    max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget (entities and passages)
     max_edges: int = bounded(24, ge=1, le=1000)
-    max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency rounds, each widening the entry points
+    max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency iterations; each reads one passage more (evidence.k, k+1, ...)
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
@@ -96,7 +94,9 @@ class AgentConfig:
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
     enrich_on_gaps: bool = False
     expansion: str = choice("llm", "template")  # llm (few-shot expansion query, template fallback) | template
-    edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; relevant relations cost less
+    edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; title links cost less, relevant relations less
+    # Not sure after enrichment (perplexity still over the threshold): say so instead of guessing.
+    abstain: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,12 +114,16 @@ class RetrievalConfig:
 
 @dataclass(frozen=True)
 class EvidenceConfig:
-    """Entity-first (SEAL-RAG style) evidence selection; each switch is an ablation in the evaluation."""
+    """What the reader reads; each switch is an ablation in the evaluation."""
 
-    entity_first: bool = True  # off: the reader gets the graph's PageRank passages alone (graph_only)
+    # pcst: the evidence tree over the graph GraphRank read (agent/enrich_context.py), growing by one
+    # passage per iteration | entity_first: SEAL-RAG selection of k passages | pagerank: PageRank's top passages
+    selection: str = choice("pcst", "entity_first", "pagerank")
+    fact_lines: bool = True  # pcst: facts on the tree that no context passage states, as short cited lines
+    max_fact_lines: int = bounded(3, ge=0, le=20)
     graph: bool = True  # PageRank passages join entity-first's candidates (off: the ef_no_graph ablation)
-    candidates: int = bounded(10, ge=1, le=200)  # top-K candidates reranked; the best k = K/5 go to the generator
-    k: int = bounded(2, ge=1, le=20)  # fixed evidence budget (passages) handed to the generator
+    candidates: int = bounded(10, ge=1, le=200)  # passages PageRank hands on (and entity-first's top-K)
+    k: int = bounded(2, ge=1, le=20)  # passages read in the first iteration (entity-first: the fixed budget)
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     micro_queries: bool = True  # search for missing entities / bridges and swap them in
     bridges: bool = True  # look for intermediate entities in the evidence

@@ -16,7 +16,7 @@ from tests.conftest import PROJECT_ROOT
     ({"evidense": {"k": 2}}, "unknown section(s) evidense"),
     ({"evidence": {"kk": 2}}, "unknown key(s) in 'evidence': kk"),
     ({"agent": 5}, "section 'agent' must be a mapping"),
-    ({"agent": {"entry_points": "eight"}}, "agent.entry_points must be an integer, got 'eight'"),
+    ({"agent": {"max_iterations": "eight"}}, "agent.max_iterations must be an integer, got 'eight'"),
     ({"corpus": {"chunk_size": "800"}}, "corpus.chunk_size must be an integer"),
     ({"agent": {"allow_enrich": 1}}, "agent.allow_enrich must be true or false"),
     ({"evidence": {"candidates": 1_000_000_000}}, "evidence.candidates must be >= 1 and <= 200"),
@@ -102,7 +102,7 @@ def test_the_question_formats_config_accepts_are_the_ones_the_readers_know():
     assert QUESTION_FORMATS == FORMATS
 
 
-@pytest.mark.parametrize("bad", ["agent: 5\n", "agent:\n  entry_points: eight\n", "serve: [\n", "surprise:\n  a: 1\n"])
+@pytest.mark.parametrize("bad", ["agent: 5\n", "agent:\n  max_iterations: eight\n", "serve: [\n", "surprise:\n  a: 1\n"])
 def test_serve_with_a_bad_params_file_is_one_line_and_no_server(tmp_path: Path, bad):
     from typer.testing import CliRunner
 

@@ -1,103 +1,245 @@
-"""Tool 1, EnrichContext: txtai entry points -> DuckDB 1-hop neighbourhood -> PCST subgraph.
+"""Tool 1, EnrichContext: the Prize-Collecting Steiner Tree that *is* the reader's context (G-Retriever).
 
-The connected evidence the trace and the web page show. Entry nodes are the graph index's hits and,
-when graph retrieval ran, the entities PageRank gave the most mass (their relative mass is their
-prize), so the subgraph shows the facts around what ranked the passages. Prizes: entry nodes get their search score; every candidate node and edge also gets a lexical
-relevance (share of the query's content words in its name / evidence sentence), which is cheap and
-lets a fact two steps from the entry points compete. Edge costs fall with relation relevance, and
-structural edges (co-occurrence, mentions) cost a little more than named relations.
+The tree is cut from the same bounded neighbourhood GraphRank read and walked (one DuckDB read per
+round, `evidence/graph_rank.py`): passages, entities, their links and the named facts among them.
+
+- A passage's prize is SEAL-RAG's entity-first score (coverage of the question's entities in its
+  title and lead, title match, salience) with its PageRank mass (or dense relevance, if higher) as the
+  retrieval score: the entity-first ranker is the passage prize, not a second selection.
+- An entity's prize is 1 when the question names it, else a share of its PageRank mass; a fact earns
+  the share of the question's content words in its sentence.
+- Edges cost by kind: a title link (an entity and its own page) is nearly free, a mention or a named
+  relation costs `agent.edge_cost`, co-occurrence more. A question node joins the question's entities
+  (and the dense hits) so a comparison's two unconnected pages can share one tree.
+
+The tree's passages, in breadth-first order from the question outwards, are the context; the facts on
+the tree that no context passage states become short fact lines. A wider budget keeps what the reader
+already read, in its order, and appends: the prompt extends and llama.cpp's cache reads only the rest.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from enrich_rag.agent.pcst import solve_pcst
-from enrich_rag.config import AgentConfig, EmbeddingsConfig
-from enrich_rag.index.graph_index import search_graph
+from enrich_rag.agent.sufficiency import Evidence
+from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.graph_rank import GraphRanking
+from enrich_rag.evidence.rerank import ranker_view
+from enrich_rag.evidence.select import entity_ranker, lead
 from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import STRUCTURAL_RELATIONS, Edge
 from enrich_rag.text import content_words, overlap
 
-STRUCTURAL_COST_FACTOR = 1.5
+# Edge cost per kind, times `agent.edge_cost`. Low on purpose: the tree the prizes alone would pay for is
+# wider than the reader's budget, and the budget (`solve_pcst`'s cost scale) decides what stays.
+COSTS = {"title": 0.1, "mention": 0.4, "relation": 0.4, "structural": 0.6, "question": 0.4}
+QUERY_ENTITY_COST = 0.02  # the question reaches an entity it names almost for free
+OTHER_ENTITY_PRIZE = 0.1  # times the entity's PageRank mass relative to the top entity
+ROOT = "question"
 
 
 @dataclass
 class Subgraph:
-    nodes: list[dict[str, Any]] = field(default_factory=list)  # id, name, prize
-    facts: list[Edge] = field(default_factory=list)  # best first, scored
-    entry_ids: list[str] = field(default_factory=list)
-    candidates: tuple[int, int] = (0, 0)  # candidate nodes, edges before PCST
+    """The tree as read (`evidence`, in reading order) and as drawn (`nodes`, `edges`): the drawn passage
+    nodes are exactly the passages read."""
+
+    nodes: list[dict[str, Any]] = field(default_factory=list)  # id, name, kind (entity | passage), prize
+    edges: list[dict[str, Any]] = field(default_factory=list)  # src, dst, kind, relation, evidence, chunk_id
+    entry_ids: list[str] = field(default_factory=list)  # entities the question reaches directly
+    evidence: list[Evidence] = field(default_factory=list)  # passages and fact lines, in reading order
+    candidates: tuple[int, int] = (0, 0)  # nodes, edges before PCST
+
+    @property
+    def passages(self) -> list[Passage]:
+        return [e for e in self.evidence if isinstance(e, Passage)]
+
+    @property
+    def facts(self) -> list[Edge]:
+        return [e for e in self.evidence if isinstance(e, Edge)]
 
     def to_dict(self) -> dict[str, Any]:
-        """The PCST subgraph as the web page draws it."""
-        return {"nodes": self.nodes, "edges": [dataclasses.asdict(f) for f in self.facts], "entry_ids": self.entry_ids}
+        """What the web page draws, and which of it the reader read."""
+        return {"nodes": self.nodes, "edges": self.edges, "entry_ids": self.entry_ids,
+                "context": [p.id for p in self.passages], "fact_lines": [f.id for f in self.facts]}
+
+
+def passage_node(chunk_id: str) -> str:
+    return f"p:{chunk_id}"
 
 
 @dataclass
-class PrizedGraph:
-    """The candidate neighbourhood as PCST reads it: nodes by index, prizes and costs per edge."""
+class TreeGraph:
+    """The neighbourhood as PCST reads it: node keys by index, prizes, edges with their kind and cost."""
 
-    node_ids: list[str]
-    names: dict[str, str]
-    node_prizes: list[float]
-    edges: list[tuple[int, int]]
-    edge_rows: list[dict[str, Any]]
-    edge_prizes: list[float]
-    edge_costs: list[float]
+    keys: list[str] = field(default_factory=list)  # ROOT, entity ids, passage node ids
+    prizes: list[float] = field(default_factory=list)
+    edges: list[tuple[int, int]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # kind, relation, evidence, chunk_id, ...
+    edge_prizes: list[float] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)
 
+    def node(self, key: str, prize: float) -> int:
+        if key not in self._index:
+            self._index[key] = len(self.keys)
+            self.keys.append(key)
+            self.prizes.append(0.0)
+        i = self._index[key]
+        self.prizes[i] = max(self.prizes[i], prize)
+        return i
 
-def entry_scores(hits: list[dict[str, Any]], store: GraphStore) -> tuple[dict[str, float], dict[str, float]]:
-    """Graph-index hits -> score per entry node (a hit edge lends its score to both ends), and per hit edge."""
-    nodes: dict[str, float] = {}
-    for h in hits:
-        if h.get("kind") == "node":
-            nodes[h["id"]] = max(nodes.get(h["id"], 0.0), float(h["score"]))
-    edge_hits = {h["id"]: float(h["score"]) for h in hits if h.get("kind") == "edge"}
-    for edge in store.edges_by_ids(list(edge_hits)):
-        for end in (edge["src"], edge["dst"]):
-            nodes[end] = max(nodes.get(end, 0.0), edge_hits.get(edge["id"], 0.0))
-    return nodes, edge_hits
+    def edge(self, a: str, b: str, cost: float, prize: float = 0.0, **row: Any) -> None:
+        self.edges.append((self._index[a], self._index[b]))
+        self.costs.append(cost)
+        self.edge_prizes.append(prize)
+        self.rows.append(row | {"src": a, "dst": b})
 
-
-def prize_graph(query: str, edges: list[dict[str, Any]], names: dict[str, str], entries: dict[str, float],
-                edge_hits: dict[str, float], edge_cost: float) -> PrizedGraph:
-    """Node prize = entry score + lexical relevance of its name; edge prize = relevance of its sentence
-    (plus its own search score) x confidence; edge cost falls with relevance, structural edges cost more."""
-    node_ids = sorted(names)
-    index = {nid: i for i, nid in enumerate(node_ids)}
-    words = content_words(query)
-    graph = PrizedGraph(node_ids, names, [entries.get(nid, 0.0) + overlap(words, names[nid]) for nid in node_ids],
-                        [], [], [], [])
-    for e in {e["id"]: e for e in edges}.values():
-        relevance = overlap(words, e["evidence"]) + edge_hits.get(e["id"], 0.0)
-        cost = edge_cost * (1.0 - min(relevance, 0.9))
-        if e["relation"] in STRUCTURAL_RELATIONS:
-            cost *= STRUCTURAL_COST_FACTOR
-        graph.edges.append((index[e["src"]], index[e["dst"]]))
-        graph.edge_rows.append(e)
-        graph.edge_prizes.append(relevance * float(e["confidence"]))
-        graph.edge_costs.append(cost)
-    return graph
+    def __post_init__(self) -> None:
+        self._index: dict[str, int] = {}
 
 
-def enrich_context(
-    query: str, store: GraphStore, graph_index, config: AgentConfig, embeddings: EmbeddingsConfig, entry_points: int,
-    pagerank: dict[str, float] | None = None,
-) -> Subgraph:
-    """`pagerank`: entity id -> PageRank mass relative to the top entity (GraphRank's), joining the entries."""
-    entries, edge_hits = entry_scores(search_graph(graph_index, query, entry_points, embeddings), store)
-    for nid, mass in (pagerank or {}).items():
-        entries[nid] = max(entries.get(nid, 0.0), mass)
-    if not entries:
-        return Subgraph()
-    hood = store.neighbors(list(entries), limit=config.neighbor_limit)
-    g = prize_graph(query, hood.edges, hood.node_names(), entries, edge_hits, config.edge_cost)
-    result = solve_pcst(len(g.node_ids), g.edges, g.node_prizes, g.edge_prizes, g.edge_costs, config.max_nodes, config.max_edges)
-    facts = [Edge.from_row(g.edge_rows[i], g.edge_prizes[i] + g.node_prizes[g.edges[i][0]] + g.node_prizes[g.edges[i][1]])
-             for i in result.edges]
-    facts.sort(key=lambda f: (-f.score, f.id))
-    nodes = [{"id": g.node_ids[i], "name": g.names[g.node_ids[i]], "prize": round(g.node_prizes[i], 4)} for i in result.nodes]
-    return Subgraph(nodes, facts, sorted(entries), (len(g.node_ids), len(g.edge_rows)))
+def passage_prizes(passages: Sequence[Passage], entities: Sequence[str], dense: dict[str, float],
+                   evidence: EvidenceConfig) -> dict[str, float]:
+    """Entity-first's hybrid score on the passage's title and lead, its retrieval score the higher of
+    its PageRank mass (relative to the top passage) and its dense relevance."""
+    ranker = entity_ranker(evidence)
+    return {p.id: ranker.score(lead(ranker_view(p.scored(max(p.score, dense.get(p.id, 0.0))))), entities)
+            for p in passages}
+
+
+def tree_graph(question: str, entities: Sequence[str], ranking: GraphRanking, passages: Sequence[Passage],
+               agent: AgentConfig, evidence: EvidenceConfig) -> TreeGraph:
+    hood = ranking.neighbourhood
+    words = content_words(question)
+    g = TreeGraph()
+    g.node(ROOT, 0.0)
+    chunk_ids = {p.id for p in passages}
+    for chunk, prize in passage_prizes(passages, entities, hood.dense, evidence).items():
+        g.node(passage_node(chunk), prize)
+    named = {node_id(e) for e in entities}
+    top = max((hood.mass.get(r["node"], 0.0) for r in hood.links), default=0.0) or 1.0
+    for link in hood.links:
+        if link["chunk_id"] not in chunk_ids:
+            continue
+        entity = link["node"]
+        g.node(entity, 1.0 if entity in named else OTHER_ENTITY_PRIZE * hood.mass.get(entity, 0.0) / top)
+        kind = "title" if link["is_title"] else "mention"
+        g.edge(entity, passage_node(link["chunk_id"]), agent.edge_cost * COSTS[kind], kind=kind,
+               relation="is the page of" if link["is_title"] else "is named in", chunk_id=link["chunk_id"])
+    for fact in {f["id"]: f for f in hood.facts}.values():
+        if fact["src"] not in g._index or fact["dst"] not in g._index:
+            continue
+        relevance = overlap(words, fact["evidence"])
+        kind = "structural" if fact["relation"] in STRUCTURAL_RELATIONS else "relation"
+        g.edge(fact["src"], fact["dst"], agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
+               relevance * float(fact["confidence"]), kind=kind, fact=fact)
+    reset_top = max(hood.reset.values(), default=0.0) or 1.0
+    for key, weight in hood.reset.items():
+        target = passage_node(key) if key in chunk_ids else key
+        if target in g._index:
+            cost = QUERY_ENTITY_COST if key in named else agent.edge_cost * COSTS["question"] * (1.5 - min(weight / reset_top, 1.0))
+            g.edge(ROOT, target, cost, kind="question", relation="asks about")
+    for name in named:  # a named entity PageRank could not seed (no passages yet) still joins the question
+        if name in g._index and not any(r["kind"] == "question" and r["dst"] == name for r in g.rows):
+            g.edge(ROOT, name, QUERY_ENTITY_COST, kind="question", relation="asks about")
+    return g
+
+
+def breadth_first(nodes: set[int], edges: list[tuple[int, int]], start: int) -> list[int]:
+    """Tree order from the question outwards; nodes the root does not reach follow in index order."""
+    adjacent: dict[int, list[int]] = {}
+    for a, b in edges:
+        adjacent.setdefault(a, []).append(b)
+        adjacent.setdefault(b, []).append(a)
+    order, seen, queue = [], {start}, deque([start])
+    while queue:
+        n = queue.popleft()
+        order.append(n)
+        for m in sorted(adjacent.get(n, ()), key=lambda m: m):
+            if m not in seen and m in nodes:
+                seen.add(m)
+                queue.append(m)
+    return order + sorted(nodes - seen)
+
+
+def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking, store: GraphStore,
+                   agent: AgentConfig, evidence: EvidenceConfig, budget: int,
+                   previous: Sequence[Evidence] = (), kept: Sequence[Passage] = ()) -> Subgraph:
+    """The context for a budget of `budget` passages: what the reader read before (`previous`) in its
+    order, then the tree's new passages and the fact lines they do not already state."""
+    candidates = list({p.id: p for p in [*kept, *ranking.passages]}.values())
+    g = tree_graph(question, entities, ranking, candidates, agent, evidence)
+    passage_index = [i for i, key in enumerate(g.keys) if key.startswith("p:")]
+    result = solve_pcst(len(g.keys), g.edges, g.prizes, g.edge_prizes, g.costs, agent.max_nodes, agent.max_edges,
+                        counted=passage_index, max_counted=budget, root=0)
+    chosen = [g.edges[i] for i in result.edges]
+    order = breadth_first(set(result.nodes), chosen, 0)
+    by_id = {p.id: p for p in candidates}
+    read = list(previous)
+    read_ids = {e.id for e in read}
+    for i in order:
+        key = g.keys[i]
+        if key.startswith("p:") and len([e for e in read if isinstance(e, Passage)]) < budget and key[2:] not in read_ids:
+            read.append(by_id[key[2:]])
+            read_ids.add(key[2:])
+    stated = {e.id for e in read if isinstance(e, Passage)}
+    for i in result.edges:
+        row = g.rows[i]
+        fact = row.get("fact")
+        if (evidence.fact_lines and fact and row["kind"] == "relation" and fact["chunk_id"] not in stated
+                and fact["id"] not in read_ids and len([e for e in read if isinstance(e, Edge)]) < evidence.max_fact_lines):
+            read.append(Edge.from_row(fact, g.edge_prizes[i]))
+            read_ids.add(fact["id"])
+    return drawn(g, result.nodes, result.edges, read, store)
+
+
+def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[Evidence], store: GraphStore) -> Subgraph:
+    """The tree as the page draws it: its entities and edges, and as passage nodes exactly the passages read
+    (a passage kept from a narrower budget is drawn with its links to the tree's entities)."""
+    read_nodes = {passage_node(e.id) for e in read if isinstance(e, Passage)}
+    keys = {g.keys[i] for i in nodes if g.keys[i] != ROOT and (not g.keys[i].startswith("p:") or g.keys[i] in read_nodes)}
+    keys |= read_nodes
+    rows = [g.rows[i] for i in edges]
+    rows += [r for r in g.rows if r["dst"] in read_nodes and r["src"] in keys and r not in rows]
+    entities = sorted(k for k in keys if not k.startswith("p:"))
+    names = {n["id"]: n["name"] for n in store.nodes_by_ids(entities)}
+    titles = {passage_node(e.id): e.title or e.id for e in read if isinstance(e, Passage)}
+    index = {key: i for i, key in enumerate(g.keys)}
+    out_nodes = [{"id": k, "name": names.get(k, k), "kind": "entity", "prize": round(g.prizes[index[k]], 4)} for k in entities]
+    out_nodes += [{"id": k, "name": titles[k], "kind": "passage", "chunk_id": k[2:],
+                   "prize": round(g.prizes[index[k]], 4) if k in index else 0.0} for k in sorted(read_nodes)]
+    out_edges = [_edge_record(r) for r in rows if r["src"] in keys and r["dst"] in keys]
+    entry = sorted({r["dst"] for r in g.rows if r["kind"] == "question" and r["dst"] in keys})
+    return Subgraph(out_nodes, out_edges, entry, list(read), (len(g.keys), len(g.edges)))
+
+
+def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
+    fact = row.get("fact")
+    if fact:
+        return {"id": fact["id"], "src": row["src"], "dst": row["dst"], "kind": row["kind"], "relation": fact["relation"],
+                "evidence": fact["evidence"], "chunk_id": fact["chunk_id"]}
+    return {"id": f"{row['src']}|{row['dst']}", "src": row["src"], "dst": row["dst"], "kind": row["kind"],
+            "relation": row["relation"], "evidence": "", "chunk_id": row.get("chunk_id", "")}
+
+
+def drawn_passages(passages: list[Passage], ranking: GraphRanking | None, store: GraphStore) -> Subgraph:
+    """For the selections that are not a tree (entity-first, PageRank's top): the passages read, each
+    with its own page's entity, and the entities that link two of them (a hop the reader can follow)."""
+    links = ranking.neighbourhood.links if ranking else []
+    chunks = {p.id for p in passages}
+    mine = [r for r in links if r["chunk_id"] in chunks]
+    shared = {r["node"] for r in mine if sum(1 for s in mine if s["node"] == r["node"]) > 1}
+    g = TreeGraph()
+    for p in passages:
+        g.node(passage_node(p.id), 0.0)
+    for r in mine:
+        if r["is_title"] or r["node"] in shared:
+            g.node(r["node"], 0.0)
+            kind = "title" if r["is_title"] else "mention"
+            g.edge(r["node"], passage_node(r["chunk_id"]), COSTS[kind], kind=kind,
+                   relation="is the page of" if r["is_title"] else "is named in", chunk_id=r["chunk_id"])
+    return drawn(g, range(len(g.keys)), range(len(g.edges)), list(passages), store)

@@ -2,12 +2,14 @@
 
     AnalyzeQuery (entities, kind)
     for each enrichment round (0 .. max_enrich_rounds):
-        search round: GraphRank (personalized PageRank over entities and passages), then
-                      EnrichContext (PCST subgraph, wider each time; entity-first selection over the
-                      PageRank passages) -> CheckSufficiency
-                      until perplexity is under the threshold, stops improving, or the iteration cap
+        search round: GraphRank (one DuckDB read of the question's neighbourhood; personalized PageRank
+                      over its entities and passages), then per iteration i:
+                      EnrichContext (the PCST evidence tree over that same neighbourhood, k + i passages
+                      and its fact lines: the reader's context) -> CheckSufficiency
+                      until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
         AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-    answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as citations
+    answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
+    citations; unsure when that perplexity stays over the threshold (`agent.abstain`: say so instead)
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from enrich_rag.agent.enrich_context import Subgraph, enrich_context
+from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context
 from enrich_rag.agent.enrich_graph import EnrichResult, enrich_graph
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, ENRICH, UNDER_THRESHOLD, Evidence,
@@ -32,6 +34,7 @@ from enrich_rag.llm.models import ppl_threshold
 from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
+NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
 
 
@@ -63,11 +66,12 @@ class Answer:
     citations: list[Citation]
     subgraph: dict[str, Any]
     trace: Trace = field(repr=False)
+    threshold: float = 0.0  # the perplexity under which an answer counts as sure
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question, "answer": self.answer, "perplexity": self.perplexity,
-            "sufficient": self.sufficient, "citations": [asdict(c) for c in self.citations],
+            "sufficient": self.sufficient, "threshold": self.threshold, "citations": [asdict(c) for c in self.citations],
             "subgraph": self.subgraph, "trace": self.trace.to_dict(),
         }
 
@@ -103,11 +107,11 @@ def validate_question(question: str) -> str:
     return " ".join(question.split())
 
 
-def _context_record(sub: Subgraph, evidence: list[Evidence], selection: dict[str, Any] | None) -> dict[str, Any]:
+def _context_record(sub: Subgraph, selection: dict[str, Any] | None) -> dict[str, Any]:
     record = {"selection": selection} if selection is not None else {}
-    chunk_ids = {e.id if isinstance(e, Passage) else e.chunk_id for e in evidence}
     return record | {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates), "subgraph_nodes": len(sub.nodes),
-                     "facts": len(evidence), "chunk_ids": sorted(chunk_ids)}
+                     "facts": len(sub.evidence), "passages": len(sub.passages), "fact_lines": len(sub.facts),
+                     "chunk_ids": [p.id for p in sub.passages], "fact_ids": [f.id for f in sub.facts]}
 
 
 class Agent:
@@ -136,8 +140,12 @@ class Agent:
             if decision != ENRICH or not self._enrich(question, found, trace).partition:
                 break
         trace.seconds = round(time.perf_counter() - start, 4)
-        return Answer(question, best.best.answer if best.best else "", best.perplexity, best.perplexity < self.ppl_threshold,
-                      [Citation.of(e) for e in best.evidence], best.subgraph.to_dict(), trace)
+        sure = best.perplexity < self.ppl_threshold
+        text = best.best.answer if best.best else ""
+        if not sure and self.config.abstain:
+            text = NOT_FOUND
+        return Answer(question, text, best.perplexity, sure, [Citation.of(e) for e in best.evidence],
+                      best.subgraph.to_dict(), trace, self.ppl_threshold)
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
         with trace.step("AnalyzeQuery", query=question) as step:
@@ -153,30 +161,29 @@ class Agent:
                              query_entities=analysis.entities, limit=max(self.evidence.candidates, self.evidence.k))
 
     def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace) -> SearchRound:
-        """GraphRank once, then EnrichContext, wider each iteration, and CheckSufficiency, until more
-        context stops helping."""
+        """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
+        iteration, and CheckSufficiency, until more context stops helping."""
         found = SearchRound()
         history: list[Sufficiency] = []
-        previous: list[str] | None = None
+        sub = Subgraph()
         ranking = None
-        if self.evidence.graph or not self.evidence.entity_first:
+        selection = self.evidence.selection
+        if selection != "entity_first" or self.evidence.graph:
             with trace.step("GraphRank", query=question, round=round_) as step:
                 ranking = self.rank(question, analysis)
                 step.outputs = ranking.record()
-        # Entity-first evidence does not widen with the entry points: a second iteration would only
-        # repeat the selection (and its searches) to find the same passages.
-        iterations = 1 if self.evidence.entity_first else self.config.max_iterations
+        # Entity-first's budget is fixed: a second iteration would repeat its selection.
+        iterations = 1 if selection == "entity_first" else self.config.max_iterations
         for iteration in range(iterations):
-            k = self.config.entry_points * (iteration + 1)
-            with trace.step("EnrichContext", query=question, entry_points=k, round=round_) as step:
-                sub, evidence, selection = self._context(question, analysis, iteration, ranking)
-                step.outputs = _context_record(sub, evidence, selection)
-            texts = [evidence_text(e) for e in evidence]
-            if texts == previous:
-                break  # a wider search found nothing new
-            previous = texts
-            with trace.step("CheckSufficiency", facts=len(evidence), iteration=iteration) as step:
-                result = check_sufficiency(self.resources.llm, question, evidence, self.max_new_tokens)
+            budget = self.evidence.k + iteration
+            with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
+                wider, record = self._context(question, analysis, ranking, budget, sub)
+                step.outputs = _context_record(wider, record)
+            if iteration and wider.evidence == sub.evidence:
+                break  # the tree has nothing more to give
+            sub = wider
+            with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
+                result = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
                 history.append(result)
                 stop = self._stop_reason(result, history)
                 step.outputs = result.record() | ({"reason": stop} if stop else {})
@@ -186,15 +193,19 @@ class Agent:
                 break
         return found
 
-    def _context(self, question: str, analysis: QueryAnalysis, iteration: int,
-                 ranking: GraphRanking | None) -> tuple[Subgraph, list[Evidence], dict | None]:
-        """Each iteration widens the PCST entry points and, for the pure graph retriever, PageRank's passages."""
-        sub = enrich_context(question, self.resources.store, self.resources.graph_index, self.config, self.embeddings,
-                             self.config.entry_points * (iteration + 1), ranking.entities if ranking else None)
-        if not self.evidence.entity_first:
-            return sub, list(ranking.passages[: self.evidence.k * (iteration + 1)]) if ranking else [], None
+    def _context(self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int,
+                 previous: Subgraph) -> tuple[Subgraph, dict | None]:
+        """The reader's context at this budget: the evidence tree (pcst), PageRank's top passages, or
+        entity-first's selection; what was read before stays first, in its order."""
+        selection = self.evidence.selection
+        if selection == "pcst" and ranking is not None:
+            return enrich_context(question, analysis.entities, ranking, self.resources.store, self.config, self.evidence,
+                                  budget, previous.evidence), None
+        if selection == "pagerank":
+            passages = list(ranking.passages[:budget]) if ranking else []
+            return drawn_passages(passages, ranking, self.resources.store), None
         passages, record = self.select_passages(analysis, ranking.passages if ranking else ())
-        return sub, list(passages), record
+        return drawn_passages(list(passages), ranking, self.resources.store), record
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
         if result.perplexity < self.ppl_threshold:
@@ -241,7 +252,7 @@ class Agent:
 
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:
-            passages = [e for e in found.evidence if isinstance(e, Passage)]
+            passages = [e for e in found.evidence if isinstance(e, Passage)]  # the tree's passages first, then PageRank's
             enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], [*passages, *found.ranked])
             step.outputs = enriched.record()
             if enriched.partition:

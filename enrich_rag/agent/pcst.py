@@ -3,8 +3,10 @@
 Nodes earn prizes (query relevance); edges cost. An edge that itself earns a prize (its evidence
 matches the query) becomes a virtual node between its two ends, so the solver can choose to pay for
 a relevant fact even when its end nodes are unremarkable. `pcst_fast` (from `pcst-fast2`) solves
-with root -1, one tree and GW pruning. When the tree exceeds the node/edge budget, costs are raised
-and the problem re-solved, which keeps the answer a connected tree rather than a truncated one.
+with one tree and GW pruning, unrooted (root -1) or grown from a given root (the question). When the
+tree exceeds its budget (nodes, edges, and `max_counted` of the `counted` nodes: the passages a reader
+can afford), costs are raised and the problem re-solved, which keeps the answer a connected tree
+rather than a truncated one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-BUDGET_RETRIES = 6
+BUDGET_RETRIES = 8  # bisection steps on the cost scale
+MAX_SCALE_LOG2 = 10.0
 
 
 @dataclass(frozen=True)
@@ -30,22 +33,43 @@ def solve_pcst(
     edge_costs: list[float],
     max_nodes: int,
     max_edges: int,
+    counted: list[int] | None = None,
+    max_counted: int | None = None,
+    root: int = -1,
 ) -> PCSTResult:
     from pcst_fast import pcst_fast
 
     if n_nodes == 0:
         return PCSTResult([], [])
-    scale = 1.0
-    result = PCSTResult([], [])
+    counted_set = set(counted or ())
+    limit = max_counted if max_counted is not None else n_nodes
+
+    def within(r: PCSTResult) -> bool:
+        return len(r.nodes) <= max_nodes and len(r.edges) <= max_edges and len(counted_set.intersection(r.nodes)) <= limit
+
+    def solve(scale: float) -> PCSTResult:
+        return _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, [c * scale for c in edge_costs], root)
+
+    result = solve(1.0)
+    if within(result):
+        return result
+    # The largest tree within budget: bisect the cost scale (log2) between 1 and 2^MAX_SCALE_LOG2.
+    low, high, best = 0.0, MAX_SCALE_LOG2, None
     for _ in range(BUDGET_RETRIES):
-        result = _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, [c * scale for c in edge_costs])
-        if len(result.nodes) <= max_nodes and len(result.edges) <= max_edges:
-            return result
-        scale *= 2.0
-    return _trim(result, edges, node_prizes, edge_prizes, max_nodes, max_edges)
+        middle = (low + high) / 2
+        trial = solve(2.0 ** middle)
+        if within(trial):
+            best, high = trial, middle
+        else:
+            low, result = middle, trial
+    if best is None:
+        top = solve(2.0 ** MAX_SCALE_LOG2)
+        best = top if within(top) else None
+        result = top
+    return best if best is not None else _trim(result, edges, node_prizes, edge_prizes, within, root)
 
 
-def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs) -> PCSTResult:
+def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs, root: int = -1) -> PCSTResult:
     prizes = list(node_prizes)
     pcst_edges: list[tuple[int, int]] = []
     costs: list[float] = []
@@ -64,11 +88,11 @@ def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs)
             costs.append(cost)
             origin.append(i)
     if not pcst_edges:
-        best = int(np.argmax(node_prizes))
+        best = root if root >= 0 else int(np.argmax(node_prizes))
         return PCSTResult([best], [])
     vertices, chosen = pcst_fast(
         np.asarray(pcst_edges, dtype=np.int64), np.asarray(prizes, dtype=np.float64),
-        np.asarray(costs, dtype=np.float64), -1, 1, "gw", 0,
+        np.asarray(costs, dtype=np.float64), root, 1, "gw", 0,
     )
     chosen_edges = {origin[e] for e in chosen if origin[e] >= 0}
     chosen_edges |= {virtual[v] for v in vertices if v in virtual}
@@ -79,16 +103,20 @@ def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs)
     return PCSTResult(sorted(set(nodes)), sorted(chosen_edges))
 
 
-def _trim(result: PCSTResult, edges, node_prizes, edge_prizes, max_nodes: int, max_edges: int) -> PCSTResult:
-    """Last resort: drop the least valuable leaf edges until within budget (stays a tree)."""
+def _trim(result: PCSTResult, edges, node_prizes, edge_prizes, within, root: int = -1) -> PCSTResult:
+    """Last resort: drop the least valuable leaf edges until within budget (stays a tree, keeps the root)."""
     kept = set(result.edges)
-    while kept and (len(kept) > max_edges or len({n for e in kept for n in edges[e]}) > max_nodes):
+
+    def tree(kept_edges: set[int]) -> PCSTResult:
+        nodes = sorted({n for e in kept_edges for n in edges[e]}) or ([root] if root >= 0 else result.nodes[:1])
+        return PCSTResult(nodes, sorted(kept_edges))
+
+    while kept and not within(tree(kept)):
         degree: dict[int, int] = {}
         for e in kept:
             for n in edges[e]:
                 degree[n] = degree.get(n, 0) + 1
-        leaves = [e for e in kept if min(degree[n] for n in edges[e]) == 1]
-        worst = min(leaves or kept, key=lambda e: edge_prizes[e] + min(node_prizes[n] for n in edges[e]))
+        leaves = [e for e in kept if any(degree[n] == 1 and n != root for n in edges[e])]
+        worst = min(leaves or kept, key=lambda e: edge_prizes[e] + min(node_prizes[n] for n in edges[e] if n != root))
         kept.discard(worst)
-    nodes = sorted({n for e in kept for n in edges[e]}) or result.nodes[:1]
-    return PCSTResult(nodes, sorted(kept))
+    return tree(kept)

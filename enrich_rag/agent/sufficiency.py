@@ -15,7 +15,7 @@ from enrich_rag.llm.prompts import answer_prompt
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 
-# What the reader is shown: whole passages (entity-first selection) or fact sentences (the subgraph's).
+# What the reader is shown: whole passages, and the evidence tree's facts as one-line facts.
 Evidence = Union[Passage, Edge]
 
 # AnalyzeDecide's decisions.
@@ -32,6 +32,11 @@ def evidence_text(source: Evidence) -> str:
     return source.content if isinstance(source, Passage) else source.evidence
 
 
+def reading_line(source: Evidence) -> str:
+    """How the reader sees it: a passage whole (title: text), a fact as one short line."""
+    return source.content if isinstance(source, Passage) else f"Fact: {source.subject} | {source.relation} | {source.object}"
+
+
 @dataclass(frozen=True)
 class Sufficiency:
     answer: str
@@ -43,7 +48,7 @@ class Sufficiency:
 
 
 def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
-    generation = llm.generate(answer_prompt(question, [evidence_text(e) for e in evidence]), max_new_tokens=max_new_tokens)
+    generation = llm.generate(answer_prompt(question, [reading_line(e) for e in evidence]), max_new_tokens=max_new_tokens)
     return Sufficiency(generation.text, generation.perplexity, tuple(evidence))
 
 

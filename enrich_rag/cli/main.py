@@ -112,6 +112,9 @@ def _print_answer(answer, as_json: bool) -> None:
     out = Console()
     status = "[green]confident[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
     out.print(f"[bold]{answer.answer or '(no answer)'}[/bold]  perplexity {answer.perplexity:.2f} ({status})")
+    if not answer.sufficient:
+        out.print(f"[yellow]Not sure: the evidence read did not settle it (perplexity {answer.perplexity:.2f}, threshold "
+                  f"{answer.threshold:.2f}). Check the evidence below; --abstain answers nothing instead.[/yellow]")
     cites = Table(title="evidence")
     for column in ("#", "fact", "evidence", "chunk", "partition"):
         cites.add_column(column)
@@ -133,13 +136,18 @@ def query(
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     no_enrich: bool = typer.Option(False, "--no-enrich", help="never write to the graph"),
+    abstain: bool = typer.Option(False, "--abstain", help="say 'not found' rather than guess when still unsure"),
     as_json: JsonOption = False,
     trace_file: Optional[Path] = typer.Option(None, "--trace", help="save the full trace as JSON here"),
 ) -> None:
     """Answer a question with citations; enrich the graph when the evidence is not enough."""
+    import dataclasses
+
     from enrich_rag.agent.loop import validate_question
 
     cfg = _config(params, config)
+    if abstain:
+        cfg = dataclasses.replace(cfg, agent=dataclasses.replace(cfg.agent, abstain=True))
     try:
         validate_question(question)  # before any index or model is loaded
         agent = _agent(cfg, reconcile_first=not no_enrich)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import ConfigError
+from enrich_rag.eval.datasets import QAItem
 from enrich_rag.index.embeddings import search
 from enrich_rag.llm.base import LLM, Generation
 from enrich_rag.llm.prompts import answer_prompt
@@ -50,16 +51,20 @@ class CountingLLM:
 
 
 # name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
+ENTITY_FIRST = {"selection": "entity_first"}
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
-    "graph_only": (False, {"entity_first": False}),  # PageRank passages alone: no entity-first, no enrichment
+    "graph_only": (False, {"selection": "pagerank"}),  # PageRank passages alone, growing as the tree does; no enrichment
     "enrichrag_no_enrich": (False, {}),
-    "ef_no_graph": (False, {"graph": False}),  # entity-first without any graph input: the graph's share
     "enrichrag": (True, {}),
-    "ef_no_micro_queries": (False, {"micro_queries": False}),
-    "ef_no_bridges": (False, {"bridges": False}),
-    "ef_llm_rerank": (False, {"rerank": "llm"}),
+    "pcst_no_facts": (False, {"fact_lines": False}),  # the tree's passages without its fact lines
+    "entity_first": (False, ENTITY_FIRST),  # SEAL-RAG's fixed k passages instead of the tree: the ablation
+    "ef_no_graph": (False, ENTITY_FIRST | {"graph": False}),  # entity-first without any graph input: the graph's share
+    "ef_no_micro_queries": (False, ENTITY_FIRST | {"micro_queries": False}),
+    "ef_no_bridges": (False, ENTITY_FIRST | {"bridges": False}),
+    "ef_llm_rerank": (False, ENTITY_FIRST | {"rerank": "llm"}),
 }
-BASELINES = ("no_retrieval", "naive_rag", "hybrid_rag")
+# oracle: the gold passages alone, read with the project's prompt: the reader's ceiling.
+BASELINES = ("no_retrieval", "naive_rag", "hybrid_rag", "oracle")
 METHODS = (*BASELINES, *AGENT_METHODS)
 
 
@@ -84,17 +89,29 @@ def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: 
     return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages)
 
 
-def agent_method(resources: Resources, name: str) -> Callable[[str], Prediction]:
+def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
+    """The reader's ceiling: every chunk of the gold documents, the project's answer prompt."""
+    passages = resources.passages.by_doc_ids(list(item.gold_docs))
+    texts = [p.content for p in passages]
+    return Prediction(read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens),
+                      _dedupe([p.doc_id for p in passages]), texts)
+
+
+def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
     agent = Agent(resources, evidence=dataclasses.replace(resources.config.evidence, **overrides))
 
-    def run(question: str) -> Prediction:
-        answer = agent.answer(question, allow_enrich=allow)
+    def run(item: QAItem) -> Prediction:
+        answer = agent.answer(item.question, allow_enrich=allow)
         trace = answer.trace
         rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
         docs = _dedupe([c.doc_id for c in answer.citations])[:RETRIEVED]
+        contexts = [s.outputs for s in trace.steps if s.tool == "EnrichContext"]
         summary = {"tools": trace.tools(), "perplexity": answer.perplexity, "sufficient": answer.sufficient,
-                   "chunk_ids": [c.chunk_id for c in answer.citations]} | _graph_record(trace)
+                   "chunk_ids": [c.chunk_id for c in answer.citations],
+                   "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
+                   "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
+                   "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0} | _graph_record(trace)
         return Prediction(answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds,
                           list(trace.partitions_written), 0.0, summary)
 
@@ -112,18 +129,20 @@ def _graph_record(trace) -> dict[str, Any]:
             "selection": selections[-1] if selections else None, "enrichments": enrichments}
 
 
-def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[str], Prediction]:
+def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[QAItem], Prediction]:
     if name not in METHODS:
         raise ConfigError(f"unknown method '{name}' (expected one of: {', '.join(METHODS)})")
     if name in AGENT_METHODS:
         run = agent_method(resources, name)
+    elif name == "oracle":
+        run = lambda item: oracle(resources, llm, item)  # noqa: E731
     else:
         hybrid = {"no_retrieval": None, "naive_rag": False, "hybrid_rag": True}[name]
-        run = lambda q: rag_baseline(resources, llm, q, hybrid)  # noqa: E731
+        run = lambda item: rag_baseline(resources, llm, item.question, hybrid)  # noqa: E731
 
-    def timed(question: str) -> Prediction:
+    def timed(item: QAItem) -> Prediction:
         calls, start = llm.calls, time.perf_counter()
-        prediction = run(question)
+        prediction = run(item)
         prediction.seconds, prediction.llm_calls = time.perf_counter() - start, llm.calls - calls
         return prediction
 

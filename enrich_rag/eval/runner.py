@@ -205,7 +205,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     try:
         with open(out, "a", encoding="utf-8") as fh:
             for item, method in tqdm(todo, desc=f"evaluating {ev.dataset}", unit="answer"):
-                prediction = methods[method](item.question)
+                prediction = methods[method](item)
                 row = score_row(item, method, prediction, ev.ks)
                 if judge_llm is not None:
                     row |= judge(judge_llm, item.question, prediction.answer, prediction.context, list(item.answers))

@@ -36,11 +36,25 @@ TOP_ENTITIES = 10  # entities handed on as PCST prizes for the evidence subgraph
 
 
 @dataclass
+class Neighbourhood:
+    """The question's bounded graph, read from DuckDB once per round: PageRank walks it and the evidence
+    tree (agent/enrich_context.py) is cut from it, so both read the same graph."""
+
+    links: list[dict[str, Any]] = field(default_factory=list)  # entity-passage links (node, chunk_id, count, is_title)
+    facts: list[dict[str, Any]] = field(default_factory=list)  # named-relation facts among its entities
+    names: dict[str, str] = field(default_factory=dict)  # entity id -> name
+    mass: dict[str, float] = field(default_factory=dict)  # node or chunk id -> PageRank mass
+    reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight
+    dense: dict[str, float] = field(default_factory=dict)  # chunk id -> dense relevance to the question, in [0, 1]
+
+
+@dataclass
 class Walk:
     passages: list[tuple[str, float]]  # chunk id, PageRank mass; best first
     entities: dict[str, float]  # the entities with the most mass, relative to the first
     reset: dict[str, float]  # node or chunk id -> reset weight
     size: tuple[int, int]  # (nodes, edges) of the walked neighbourhood
+    neighbourhood: Neighbourhood = field(default_factory=Neighbourhood)
 
 
 @dataclass
@@ -49,6 +63,7 @@ class GraphRanking:
     reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight
     size: tuple[int, int] = (0, 0)  # (nodes, edges) of the walked neighbourhood
     entities: dict[str, float] = field(default_factory=dict)  # top entities by PageRank, relative to the first
+    neighbourhood: Neighbourhood = field(default_factory=Neighbourhood)
 
     def record(self) -> dict[str, Any]:
         seeds = sorted(self.reset.items(), key=lambda kv: -kv[1])[:RECORD_TOP]
@@ -119,6 +134,7 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
     near = _capped(store.links(node_ids=list(degree) + ends, chunk_ids=list(dense)), config.max_links)
     far = _capped(store.links(node_ids=[r["node"] for r in near]), config.max_links)
     links = list({(r["node"], r["chunk_id"]): r for r in near + far}.values())
+    hood = Neighbourhood(links, facts, dense=dict(dense))
 
     # Reset mass: an entity's weight spread over its passages (specific entities count more), and a
     # small share for the dense passages.
@@ -135,16 +151,20 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
     weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
     pointers = [(index[a], index[b], w * config.page_links) for a, b, w in _page_links(links)] if config.page_links else []
     size = (len(index), len(weighted))
+    hood.reset = reset
     if not reset:
-        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size)
+        hood.mass = {c: dense.get(c, 0.0) for c in chunks}
+        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size, hood)
     vector = np.zeros(len(index))
     for key, weight in reset.items():
         vector[index[key]] = weight
     scores = personalized_pagerank(weighted, vector, config.damping, pointers)
+    hood.mass = {key: float(scores[i]) for key, i in index.items()}
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
     nodes = sorted(list(index)[len(chunks):], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
     top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
-    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size)
+    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset,
+                size, hood)
 
 
 def rank_passages(
@@ -162,7 +182,7 @@ def rank_passages(
     found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
     return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size,
-                        walked.entities)
+                        walked.entities, walked.neighbourhood)
 
 
 def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:

@@ -21,13 +21,13 @@ from enrich_rag.storage.atomic import atomic_file
 
 SETTINGS_FILE = "web_settings.yaml"
 WEB_KEYS = {
-    "agent": ("allow_enrich", "entry_points", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks"),
-    "evidence": ("entity_first", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds"),
+    "agent": ("allow_enrich", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks", "abstain"),
+    "evidence": ("selection", "fact_lines", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds"),
 }
 _CLASSES = {"agent": AgentConfig, "evidence": EvidenceConfig}
 # Tighter maxima than params.yaml allows, so that one question from the page stays within the
 # server's time limit on a 2-core machine (`scripts/load_test.py --maxima` times a question at these caps).
-WEB_MAXIMA = {"entry_points": 16, "max_iterations": 3, "max_enrich_rounds": 1, "enrich_chunks": 4, "candidates": 20, "rounds": 2}
+WEB_MAXIMA = {"max_iterations": 3, "max_enrich_rounds": 1, "enrich_chunks": 4, "candidates": 20, "rounds": 2}
 # A cross-encoder path in params.yaml is not offered on the page: only the fixed choices.
 WEB_RERANK = ("entity", "none", "llm")
 

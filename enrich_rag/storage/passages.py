@@ -100,11 +100,18 @@ class PassageStore:
 
     def by_ids(self, ids: list[str]) -> list[Passage]:
         """The passages found, in id order (unknown ids are skipped)."""
-        if not ids:
+        return self._where("chunk_id", ids)
+
+    def by_doc_ids(self, doc_ids: list[str]) -> list[Passage]:
+        """Every chunk of these documents, in chunk-id order."""
+        return self._where("doc_id", doc_ids)
+
+    def _where(self, column: str, values: list[str]) -> list[Passage]:
+        if not values:
             return []
         with self._lock:
             cursor = self._table().execute(
-                "SELECT * FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(ids)])
+                f"SELECT * FROM chunks WHERE {column} IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(values)])
             columns = [d[0] for d in cursor.description]
             return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
 

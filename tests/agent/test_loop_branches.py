@@ -71,7 +71,7 @@ def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
 
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)])
-    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)  # PageRank's passages widen each iteration
+    agent.evidence = dataclasses.replace(agent.evidence, selection="pagerank")  # PageRank's passages widen each iteration
     answer = agent.answer(QUESTION, allow_enrich=False)
     checks = _outputs(answer, "CheckSufficiency")
     assert 1 <= len(checks) <= 2
@@ -86,6 +86,7 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
 def test_entity_first_reads_its_selection_once_a_round(world, tmp_path, spacy_extractor):
     """Its passages do not widen with the entry points, so an unsure answer is not re-selected."""
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 19.0)], max_iterations=3)
+    agent.evidence = dataclasses.replace(agent.evidence, selection="entity_first")
     answer = agent.answer(QUESTION, allow_enrich=False)
     assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     assert answer.answer == "Paris" and not answer.sufficient
@@ -93,10 +94,10 @@ def test_entity_first_reads_its_selection_once_a_round(world, tmp_path, spacy_ex
 
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)], min_gain=0.0)
-    agent.evidence = dataclasses.replace(agent.evidence, entity_first=False)
+    agent.evidence = dataclasses.replace(agent.evidence, selection="pagerank")
     answer = agent.answer(QUESTION, allow_enrich=False)
     answers = [o["answer"] for o in _outputs(answer, "CheckSufficiency")]
-    assert answers == ["Paris", "London", "Rome"]  # 2, 4, then 6 passages
+    assert answers == ["Paris", "London", "Rome"]  # 2, 3, then 4 passages
     assert answer.answer == "London"
     assert math.isclose(answer.perplexity, {"Paris": 8.0, "London": 3.0, "Rome": 6.0}[answer.answer], rel_tol=1e-6)
 
@@ -142,7 +143,7 @@ def test_check_sufficiency_reads_passages_and_facts_alike():
     result = check_sufficiency(llm, QUESTION, [passage, fact], 8)
     assert result.answer == "London" and math.isclose(result.perplexity, 1.5) and result.evidence == (passage, fact)
     assert "Christopher Nolan: Nolan was born in London." in llm.prompts[0]
-    assert "Nolan was born in London in 1970." in llm.prompts[0]
+    assert "Fact: Nolan | born in | London" in llm.prompts[0]  # a fact is one short line, apart from passages
     assert evidence_text(passage) == passage.content and evidence_text(fact) == fact.evidence
 
 
@@ -169,3 +170,41 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
     assert "EnrichGraph" in answer.trace.tools() and answer.trace.partitions_written
     assert answer.answer == "London"  # the enriched round reads better
     assert "nolan::c0" in resources.store.covered_chunks(["nolan::c0"])
+
+
+def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_last(world, tmp_path, spacy_extractor):
+    """pcst (the default): k passages, then k+1, ...; what was read stays first, so llama.cpp's prompt
+    cache reads only the added evidence; the round stops when the gain falls under min_gain."""
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("London", 6.0), ("London", 5.9)],
+                              edge_cost=0.05)  # cheap links: the five-page world's tree can afford a third page
+    assert agent.evidence.selection == "pcst"
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    contexts = _outputs(answer, "EnrichContext")
+    checks = _outputs(answer, "CheckSufficiency")
+    assert [c["passages"] for c in contexts][:2] == [2, 3]
+    assert checks[-1].get("reason") == CONVERGED or len(checks) == agent.config.max_iterations
+    prompts = [p.rsplit(">>>", 1)[0] for p in resources.llm.prompts]  # the evidence block, before its close
+    assert all(later.startswith(earlier) for earlier, later in zip(prompts, prompts[1:]))
+    assert answer.answer == "London" and math.isclose(answer.perplexity, 5.9 if len(checks) == 3 else 6.0, rel_tol=1e-6)
+    # The answer cites exactly what the best iteration read, and the drawn passages are those.
+    drawn = {n["chunk_id"] for n in answer.subgraph["nodes"] if n["kind"] == "passage"}
+    assert drawn == set(answer.subgraph["context"]) == {c.chunk_id for c in answer.citations if c.chunk_id in drawn}
+
+
+def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkeypatch):
+    """GraphRank's one DuckDB read of the neighbourhood serves the tree too: EnrichContext reads no
+    neighbourhood and searches no graph index of its own, however many iterations."""
+    from enrich_rag.evidence import graph_rank
+    from enrich_rag.storage.graph_store import GraphStore
+
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0,
+                      edge_cost=0.05)
+    calls = {"neighbors": 0, "links": 0, "search_graph": 0}
+    for name in ("neighbors", "links"):
+        real = getattr(GraphStore, name)
+        monkeypatch.setattr(GraphStore, name, lambda self, *a, _real=real, _name=name, **k: calls.__setitem__(_name, calls[_name] + 1) or _real(self, *a, **k))
+    real_search = graph_rank.search_graph
+    monkeypatch.setattr(graph_rank, "search_graph", lambda *a, **k: calls.__setitem__("search_graph", calls["search_graph"] + 1) or real_search(*a, **k))
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert len(_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
+    assert calls == {"neighbors": 1, "links": 3, "search_graph": 1}  # one neighbourhood read: the walk's

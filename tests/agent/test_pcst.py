@@ -41,28 +41,10 @@ def test_budget_is_respected_and_result_stays_connected():
     assert _is_tree(result.nodes, result.edges, star)
 
 
-def _edge(eid, src, dst, relation, evidence, confidence=1.0):
-    return {"id": eid, "src": src, "dst": dst, "relation": relation, "evidence": evidence, "confidence": confidence}
-
-
-def test_prizes_follow_query_words_and_search_hits_and_structural_edges_cost_more():
-    from enrich_rag.agent.enrich_context import STRUCTURAL_COST_FACTOR, prize_graph
-    from enrich_rag.storage.schema import COOCCURS
-
-    names = {"a": "Christopher Nolan", "b": "London", "c": "Inception"}
-    edges = [_edge("e1", "a", "b", "born in", "Nolan was born in London."),
-             _edge("e2", "a", "c", "directed", "Nolan directed Inception.", confidence=0.5),
-             _edge("e3", "b", "c", COOCCURS, "Something unrelated entirely.")]
-    g = prize_graph("Where was Nolan born?", edges, names, {"c": 0.7}, {"e2": 0.2}, edge_cost=1.0)
-    prize = dict(zip(g.node_ids, g.node_prizes))
-    assert prize["c"] == 0.7  # entry score only: no query word in "Inception"
-    assert prize["a"] == 0.5  # "nolan" is one of the query's two content words ("nolan", "born")
-    assert prize["b"] == 0.0
-    by_id = {row["id"]: i for i, row in enumerate(g.edge_rows)}
-    assert g.edge_prizes[by_id["e1"]] == 1.0  # both query words in its sentence
-    assert g.edge_prizes[by_id["e2"]] == (0.5 + 0.2) * 0.5  # half the words + its search score, x confidence
-    assert g.edge_prizes[by_id["e3"]] == 0.0
-    assert g.edge_costs[by_id["e1"]] < g.edge_costs[by_id["e2"]] < g.edge_costs[by_id["e3"]]
-    assert g.edge_costs[by_id["e1"]] == 1.0 * (1 - 0.9)  # relevance caps at 0.9: no edge is free
-    assert g.edge_costs[by_id["e3"]] == 1.0 * STRUCTURAL_COST_FACTOR
-    assert [g.node_ids[i] for i in g.edges[by_id["e1"]]] == ["a", "b"]
+def test_a_passage_budget_is_a_connected_tree_from_the_root():
+    """Question root 0; entities 1 and 3; passages 2 and 4: a budget of one passage keeps the better one, still a tree."""
+    edges = [(0, 1), (1, 2), (0, 3), (3, 4)]
+    both = solve_pcst(5, edges, [0, 1, 2, 1, 2.5], [0] * 4, [0.05, 0.2, 0.05, 0.2], 24, 24, counted=[2, 4], max_counted=2, root=0)
+    assert set(both.nodes) == {0, 1, 2, 3, 4} and _is_tree(both.nodes, both.edges, edges)
+    one = solve_pcst(5, edges, [0, 1, 2, 1, 2.5], [0] * 4, [0.05, 0.2, 0.05, 0.2], 24, 24, counted=[2, 4], max_counted=1, root=0)
+    assert 0 in one.nodes and 4 in one.nodes and 2 not in one.nodes and _is_tree(one.nodes, one.edges, edges)

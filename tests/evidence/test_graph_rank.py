@@ -45,7 +45,7 @@ def bridge_config(small_config, spacy_extractor, tmp_path):
     return config
 
 
-def _rank(config, nlp):
+def _rank(config, nlp, keep_open=False):
     from enrich_rag.agent.resources import Resources
     from enrich_rag.evidence.query_analysis import analyze_query
 
@@ -56,6 +56,8 @@ def _rank(config, nlp):
                             passages=resources.passages, config=config.retrieval, embeddings=config.embeddings,
                             query_entities=analysis.entities, limit=6)
     dense = [p.doc_id for p in retrieval.corpus(QUESTION, 6)]
+    if keep_open:
+        return ranking, analysis, resources
     resources.close()
     return ranking, dense
 
@@ -105,21 +107,27 @@ def test_personalized_pagerank_keeps_mass_and_follows_links():
     assert scores[3] == pytest.approx(0.25 / 0.75)
 
 
-def test_the_evidence_subgraph_is_prized_by_pagerank_and_shows_the_bridge(bridge_config, nlp):
-    from enrich_rag.agent.enrich_context import enrich_context
-    from enrich_rag.agent.resources import Resources
+def test_the_evidence_tree_reads_both_hops_and_draws_exactly_what_it_read(bridge_config, nlp):
+    """The PCST tree over PageRank's neighbourhood: from the film's page, through the director it names,
+    to his own page, which says where he was born; in that order, and drawn as read."""
+    from enrich_rag.agent.enrich_context import enrich_context, passage_node
     from enrich_rag.storage.ids import node_id
 
-    ranking, _ = _rank(bridge_config, nlp)
+    ranking, analysis, resources = _rank(bridge_config, nlp, keep_open=True)
     bridge = node_id("Korvel Imbrecht")
     assert bridge in ranking.entities  # the second hop's entity carries PageRank mass though the question never names it
-    resources = Resources(bridge_config)
-    # No graph-index entry points at all: the subgraph comes from PageRank's entities alone.
-    sub = enrich_context(QUESTION, resources.store, resources.graph_index, bridge_config.agent, bridge_config.embeddings, 0,
-                         ranking.entities)
+    agent, evidence = bridge_config.agent, bridge_config.evidence
+    sub = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 2)
+    assert [p.doc_id for p in sub.passages] == ["zanthorium", "imbrecht"]  # tree order: the question's entity first
+    assert bridge in {n["id"] for n in sub.nodes} and node_id("Zanthorium") in sub.entry_ids
+    drawn = {n["chunk_id"] for n in sub.nodes if n["kind"] == "passage"}
+    assert drawn == {p.id for p in sub.passages}  # nothing else is drawn as a passage
+    assert all(e["src"] in {n["id"] for n in sub.nodes} and e["dst"] in {n["id"] for n in sub.nodes} for e in sub.edges)
+    assert any(e["kind"] == "title" and e["dst"] == passage_node(sub.passages[1].id) for e in sub.edges)
+    # A wider budget keeps what was read, in its order, and only appends.
+    wider = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 3, sub.evidence)
+    assert wider.evidence[: len(sub.evidence)] == sub.evidence and len(wider.passages) <= 3
     resources.close()
-    assert bridge in sub.entry_ids and bridge in {n["id"] for n in sub.nodes}
-    assert any(bridge in (f.src, f.dst) for f in sub.facts)  # a fact about the bridge is shown
 
 
 def test_a_pointer_edge_carries_mass_one_way():

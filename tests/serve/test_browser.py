@@ -77,9 +77,15 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID, "graph").get_attribute("data-nodes"))
         tools = [li.find_element(By.CLASS_NAME, "tool").text for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")]
         assert "GraphRank" in tools and "EnrichContext" in tools and "CheckSufficiency" in tools
-        # The facts' passages are drawn as nodes, structural edges carry no label, and a passage node opens its text.
+        # The drawn passages are exactly the passages the reader read (its cited passages), structural edges
+        # carry no label, and a passage node opens its text.
         passages = driver.execute_script("return window.cy.nodes('[passage = 1]').map((n) => n.data('chunk'))")
-        assert passages
+        read = driver.execute_script("return Array.from(document.querySelectorAll('#citations a')).map((a) => a.dataset.chunk)")
+        facts = driver.execute_script("return window.lastAnswer.subgraph.fact_lines")
+        context = driver.execute_script("return window.lastAnswer.subgraph.context")
+        assert passages and sorted(passages) == sorted(context)
+        assert set(read) == set(context) | {c for c in read if c not in context}  # the rest of the citations are fact lines
+        assert len(read) == len(context) + len(facts)
         assert driver.execute_script("return window.cy.edges('[structural = 1]').filter((e) => e.data('label')).length") == 0
         driver.execute_script("window.cy.nodes('[passage = 1]')[0].emit('tap')")
         WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == passages[0])

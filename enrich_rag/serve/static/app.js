@@ -59,28 +59,19 @@ async function openChunk(chunkId) {
   }
 }
 
-// Structural edges say only that two names met in a sentence: drawn faint and unlabelled.
-const STRUCTURAL = new Set(["co-occurs with", "mentions"]);
+// The evidence tree the reader read: entities (the question's own orange), the facts and links between
+// them, and as squares exactly the passages in the reader's context (a click opens the passage).
+const STRUCTURAL = new Set(["structural", "mention"]);
 
-// The PCST subgraph: entities (entry points orange), facts between them, and the passages the facts
-// come from (squares, linked to the entities they support; a click opens the passage).
 function renderGraph(subgraph, citations) {
   const entries = new Set(subgraph.entry_ids || []);
-  const nodes = subgraph.nodes.map((n) => ({data: {id: n.id, label: n.name, entry: entries.has(n.id) ? 1 : 0}}));
-  const known = new Set(subgraph.nodes.map((n) => n.id));
-  const facts = subgraph.edges.filter((e) => known.has(e.src) && known.has(e.dst));
-  const edges = facts.map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst,
-    label: STRUCTURAL.has(e.relation) ? "" : e.relation, structural: STRUCTURAL.has(e.relation) ? 1 : 0}}));
-  const titles = new Map((citations || []).map((c) => [c.chunk_id, c.triple]));
-  const passages = new Map();
-  for (const e of facts) {
-    if (!passages.has(e.chunk_id)) passages.set(e.chunk_id, new Set());
-    passages.get(e.chunk_id).add(e.src).add(e.dst);
-  }
-  for (const [chunk, ends] of passages) {
-    nodes.push({data: {id: `p:${chunk}`, label: titles.get(chunk) || chunk.split("::")[0], chunk, passage: 1}});
-    for (const end of ends) edges.push({data: {id: `l:${chunk}:${end}`, source: `p:${chunk}`, target: end, link: 1}});
-  }
+  const read = new Set(subgraph.fact_lines || []);
+  const nodes = subgraph.nodes.map((n) => ({data: n.kind === "passage"
+    ? {id: n.id, label: n.name, chunk: n.chunk_id, passage: 1}
+    : {id: n.id, label: n.name, entry: entries.has(n.id) ? 1 : 0}}));
+  const edges = subgraph.edges.map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst,
+    label: e.kind === "relation" ? e.relation : "", structural: STRUCTURAL.has(e.kind) ? 1 : 0,
+    link: e.kind === "title" ? 1 : 0, read: read.has(e.id) ? 1 : 0}}));
   if (window.cy) window.cy.destroy();
   window.cy = cytoscape({
     container: $("graph"),
@@ -93,6 +84,7 @@ function renderGraph(subgraph, citations) {
                                               color: "#2f5f3a", width: 14, height: 14}},
       {selector: "edge", style: {label: "data(label)", "font-size": 8, "curve-style": "bezier", "target-arrow-shape": "triangle",
                                  width: 1.5, "line-color": "#aab", "target-arrow-color": "#aab", color: "#556"}},
+      {selector: "edge[read = 1]", style: {"line-color": "#e08a2c", "target-arrow-color": "#e08a2c", width: 2.2}},
       {selector: "edge[structural = 1]", style: {width: 0.8, "line-style": "dashed", "target-arrow-shape": "none", opacity: 0.5}},
       {selector: "edge[link = 1]", style: {width: 0.8, "line-color": "#cde3d2", "target-arrow-shape": "none"}},
     ],
@@ -131,6 +123,7 @@ async function ask(event) {
   try {
     const data = await api("/api/query", {question, allow_enrich: $("allow-enrich").checked, conversation_id: conversationId});
     conversationId = data.conversation_id;
+    window.lastAnswer = data;
     $("answer").textContent = data.answer || "(no answer)";
     $("answer").classList.toggle("unsure", !data.sufficient);
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
