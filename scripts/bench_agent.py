@@ -6,7 +6,7 @@ For the enrichment run, the facts of those questions' supporting passages are re
 copy's seed graph (and its index), so EnrichGraph has real gaps to fill: the situation the loop is
 for. Those questions are disjoint from the no-enrichment ones.
 
-    python scripts/bench_agent.py --questions 50 --enrich-questions 10 --out bench_results/agent.json
+    python scripts/bench_agent.py --questions 50 --enrich-questions 10 (-> bench_results/agent_<reader>.json)
 """
 
 from __future__ import annotations
@@ -41,10 +41,15 @@ def _pct(values: list[float]) -> tuple[float, float]:
 def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, only_enriched: bool = False) -> dict:
     """Latency per tool and end to end; with `only_enriched`, over the questions that wrote a partition."""
     per_tool: dict[str, list[float]] = defaultdict(list)
-    totals, rounds = [], []
+    totals, rounds, iterations = [], [], []
+    per_iteration: dict[int, list[float]] = defaultdict(list)  # CheckSufficiency seconds of the i-th read
     for q in tqdm(questions, desc=label, unit="q"):
         answer = agent.answer(q, allow_enrich=allow_enrich)
         rounds.append(len(answer.trace.partitions_written))
+        checks = [s.seconds for s in answer.trace.steps if s.tool == "CheckSufficiency"]
+        iterations.append(len(checks))
+        for i, seconds in enumerate(checks, 1):
+            per_iteration[i].append(seconds)
         if only_enriched and not answer.trace.partitions_written:
             continue
         totals.append(answer.trace.seconds)
@@ -56,6 +61,8 @@ def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, onl
         for tool, seconds in tool_time.items():
             per_tool[tool].append(seconds)
     out = {"questions": len(questions), "measured": len(totals), "mean_partitions_written": statistics.mean(rounds)}
+    out |= {f"share_{n}_iterations": iterations.count(n) / len(iterations) for n in sorted(set(iterations))}
+    out |= {f"iteration_{i}_p50_s": _pct(v)[0] for i, v in sorted(per_iteration.items())}
     if totals:
         out["end_to_end_p50_s"], out["end_to_end_p95_s"] = _pct(totals)
     for tool, values in sorted(per_tool.items()):
@@ -69,7 +76,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--enrich-questions", type=int, default=20)
     parser.add_argument("--skip-rebuild", action="store_true")
-    parser.add_argument("--out", default="bench_results/agent.json")
+    parser.add_argument("--out", default="", help="default: bench_results/agent_<reader>.json")
     args = parser.parse_args()
     config = load_config(args.params)
     rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
@@ -116,8 +123,9 @@ def main() -> None:
         else:
             table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
     Console().print(table)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    out = Path(args.out or f"bench_results/agent_{model_name(config.llm)}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

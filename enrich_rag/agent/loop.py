@@ -167,18 +167,18 @@ class Agent:
         history: list[Sufficiency] = []
         sub = Subgraph()
         ranking = None
-        selection = self.evidence.selection
-        if selection != "entity_first" or self.evidence.graph:
+        selected: tuple[list[Passage], dict | None] | None = None  # entity-first's choice, once a round
+        if self.evidence.selection != "entity_first" or self.evidence.graph:
             with trace.step("GraphRank", query=question, round=round_) as step:
                 ranking = self.rank(question, analysis)
                 step.outputs = ranking.record()
-        # Entity-first's budget is fixed: a second iteration would repeat its selection.
-        iterations = 1 if selection == "entity_first" else self.config.max_iterations
-        for iteration in range(iterations):
+        for iteration in range(self.config.max_iterations):
             budget = self.evidence.k + iteration
             with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
-                wider, record = self._context(question, analysis, ranking, budget, sub)
-                step.outputs = _context_record(wider, record)
+                if selected is None and self.evidence.selection != "pagerank":
+                    selected = self.select_passages(analysis, ranking.passages if ranking else ())
+                wider = self._context(question, analysis, ranking, budget, sub, selected[0] if selected else [])
+                step.outputs = _context_record(wider, selected[1] if selected and iteration == 0 else None)
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
@@ -194,18 +194,16 @@ class Agent:
         return found
 
     def _context(self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int,
-                 previous: Subgraph) -> tuple[Subgraph, dict | None]:
-        """The reader's context at this budget: the evidence tree (pcst), PageRank's top passages, or
-        entity-first's selection; what was read before stays first, in its order."""
-        selection = self.evidence.selection
-        if selection == "pcst" and ranking is not None:
+                 previous: Subgraph, selected: list[Passage]) -> Subgraph:
+        """The reader's context at this budget: the evidence tree (pcst, entity-first's choice among its
+        prizes), or a list: entity-first's passages then PageRank's (entity_first), PageRank's (pagerank).
+        What was read before stays first, in its order, so the prompt extends."""
+        if self.evidence.selection == "pcst" and ranking is not None:
             return enrich_context(question, analysis.entities, ranking, self.resources.store, self.config, self.evidence,
-                                  budget, previous.evidence), None
-        if selection == "pagerank":
-            passages = list(ranking.passages[:budget]) if ranking else []
-            return drawn_passages(passages, ranking, self.resources.store), None
-        passages, record = self.select_passages(analysis, ranking.passages if ranking else ())
-        return drawn_passages(list(passages), ranking, self.resources.store), record
+                                  budget, previous.evidence, selected)
+        order = [*previous.passages, *selected, *(ranking.passages if ranking else ())]
+        passages = list({p.id: p for p in order}.values())[:budget]
+        return drawn_passages(passages, ranking, self.resources.store)
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
         if result.perplexity < self.ppl_threshold:
@@ -217,7 +215,8 @@ class Agent:
     def select_passages(self, analysis: QueryAnalysis, graph_passages: Sequence[Passage]) -> tuple[list[Passage], dict[str, Any]]:
         """Entity-first selection; the graph's PageRank passages join its candidate pool."""
         retrieval = self.resources.retrieval()
-        if not self.evidence.graph:
+        if not self.evidence.graph or self.evidence.selection == "pcst":
+            # pcst: the tree reads the graph (GraphRank's one neighbourhood); micro-queries search the corpus
             retrieval = dataclasses.replace(retrieval, graph=None)
         selection = select_evidence(analysis, retrieval, self.evidence, self.resources.reranker(self.evidence),
                                     self.resources.nlp, graph_passages)

@@ -49,10 +49,39 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
                 stats[key] = value
                 if key in INTERVAL_METRICS:
                     stats[f"{key}_ci"] = bootstrap([r[key] for r in mine if key in r], ev.bootstrap, ev.seed).to_list()
+        stats |= unsure_flag(mine) | iterations(mine)
         stats |= {"llm_calls": _mean([r["llm_calls"] for r in mine]), "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
                   "partitions_written": sum(len(r["partitions"]) for r in mine),
                   "latency_p50_s": _percentile(seconds, 0.5), "latency_p95_s": _percentile(seconds, 0.95)}
         out[method] = stats
+    return out
+
+
+def unsure_flag(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How well "unsure" (perplexity still over the threshold) flags a wrong answer: the share flagged,
+    the flag's precision (flagged answers that are wrong) and recall (wrong answers that are flagged)."""
+    judged = [r for r in rows if "sufficient" in (r.get("trace") or {})]
+    if not judged:
+        return {}
+    flagged = [r for r in judged if not r["trace"]["sufficient"]]
+    wrong = [r for r in judged if not r["em"]]
+    caught = [r for r in flagged if not r["em"]]
+    return {"unsure_share": _mean([float(r in flagged) for r in judged]),
+            "unsure_precision": round(len(caught) / len(flagged), 4) if flagged else None,
+            "unsure_recall": round(len(caught) / len(wrong), 4) if wrong else None}
+
+
+def iterations(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """CheckSufficiency iterations per question (each reads one passage more): mean, share per count, and
+    the p50 seconds of each iteration's read (later ones extend the cached prompt)."""
+    counts = [r["trace"]["iterations"] for r in rows if "iterations" in (r.get("trace") or {})]
+    if not counts:
+        return {}
+    out: dict[str, Any] = {"iterations": _mean(counts)}
+    out |= {f"iterations_{n}": round(counts.count(n) / len(counts), 4) for n in sorted(set(counts))}
+    per = [r["trace"].get("iteration_seconds", []) for r in rows if "iterations" in (r.get("trace") or {})]
+    for i in range(max((len(p) for p in per), default=0)):
+        out[f"iteration_{i + 1}_p50_s"] = _percentile([p[i] for p in per if len(p) > i], 0.5)
     return out
 
 

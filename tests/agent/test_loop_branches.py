@@ -83,12 +83,16 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
 
 
 
-def test_entity_first_reads_its_selection_once_a_round(world, tmp_path, spacy_extractor):
-    """Its passages do not widen with the entry points, so an unsure answer is not re-selected."""
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 19.0)], max_iterations=3)
+def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
+    """Its selection runs once; later iterations keep it first and add PageRank's next passage."""
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)], max_iterations=3)
     agent.evidence = dataclasses.replace(agent.evidence, selection="entity_first")
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    contexts = _outputs(answer, "EnrichContext")
+    assert ["selection" in c for c in contexts] == [True] + [False] * (len(contexts) - 1)
+    assert [c["passages"] for c in contexts] == [2, 3, 4][: len(contexts)] and len(contexts) == 3
+    assert all(b["chunk_ids"][: len(a["chunk_ids"])] == a["chunk_ids"] for a, b in zip(contexts, contexts[1:]))
+    assert _outputs(answer, "CheckSufficiency")[-1]["reason"] == CONVERGED  # 12 -> 11.9 is under min_gain
     assert answer.answer == "Paris" and not answer.sufficient
 
 

@@ -65,3 +65,18 @@ def test_the_report_gives_every_method_its_interval_and_every_pair_its_differenc
 def test_compare_uses_only_the_questions_both_answered():
     out = compare(_rows("x", [1, 0, 1, 1]), _rows("y", [0, 0, 1])[:3], ("em",))
     assert out["n"] == 3 and out["em"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+def test_the_unsure_flag_is_scored_against_exact_match_and_iterations_are_counted():
+    from enrich_rag.eval.report import iterations, unsure_flag
+
+    rows = [{"em": em, "trace": {"sufficient": sure, "iterations": n, "iteration_seconds": [1.0, 0.4, 0.3][:n]}}
+            for em, sure, n in [(1, True, 1), (0, False, 3), (0, False, 2), (1, False, 3), (0, True, 1)]]
+    flag = unsure_flag(rows)
+    assert flag["unsure_share"] == 0.6
+    assert flag["unsure_precision"] == round(2 / 3, 4)  # two of the three flagged answers are wrong
+    assert flag["unsure_recall"] == round(2 / 3, 4)  # two of the three wrong answers are flagged
+    counted = iterations(rows)
+    assert counted["iterations"] == 2.0 and counted["iterations_1"] == 0.4 and counted["iterations_3"] == 0.4
+    assert counted["iteration_1_p50_s"] == 1.0 and counted["iteration_3_p50_s"] == 0.3
+    assert unsure_flag([{"em": 1, "trace": {}}]) == {} and iterations([{"em": 1}]) == {}
