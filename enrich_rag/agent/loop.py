@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context
-from enrich_rag.agent.enrich_graph import EnrichResult, enrich_graph
+from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, ENRICH, UNDER_THRESHOLD, Evidence,
                                           Sufficiency, analyze_decide, check_sufficiency, converged, evidence_text)
@@ -238,8 +238,13 @@ class Agent:
         return decision
 
     def _unread(self, passages: Sequence[Passage]) -> list[str]:
-        covered = self.resources.store.covered_chunks([p.id for p in passages])
+        covered = already_read(self.resources.store, [p.id for p in passages], self._deep)
         return [p.id for p in passages if p.id not in covered]
+
+    @property
+    def _deep(self) -> str:
+        """The deep extractor's name when it is the LLM: then a chunk the seed read is still unread."""
+        return "llm" if self.resources.config.extraction.deep == "llm" else ""
 
     def enrich(self, question: str, facts: list[str], candidates: Sequence[Passage] = ()) -> EnrichResult:
         """One EnrichGraph round with this agent's pieces (also `enrich-rag enrich`)."""
@@ -247,7 +252,8 @@ class Agent:
         return enrich_graph(question, facts, corpus=resources.retrieval().corpus, store=resources.store,
                             extractor=lambda: resources.extractor, writer=resources.writer,
                             llm=resources.llm if self.config.expansion == "llm" else None,
-                            limit_chunks=self.config.enrich_chunks, candidates=candidates)
+                            limit_chunks=self.config.enrich_chunks, candidates=candidates,
+                            deep=self._deep)
 
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:

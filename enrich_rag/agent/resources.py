@@ -62,7 +62,8 @@ class Resources:
         from enrich_rag.extract.factory import make_extractor
 
         def load() -> Extractor:
-            extractor = self._given_extractor or make_extractor(self.config.extraction)
+            extractor = self._given_extractor or make_extractor(self.config.extraction, self.config.extraction.deep,
+                                                                lambda: self.llm)
             if not self.config.extraction.title_links:
                 return extractor
             from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor

@@ -1,12 +1,13 @@
 """Entity-first evidence selection for one question, SEAL-RAG style:
 
-    candidates (corpus top-K + the PCST subgraph's chunks) -> hybrid entity-first score -> rerank -> top k
+    candidates (corpus top-K + GraphRank's passages) -> hybrid entity-first score -> rerank -> top k
     repeat: gap detection (query entities and bridge entities without a passage about them)
             -> micro-queries on the corpus and graph indexes -> fixed-k replacement
     until nothing is missing, coverage stops improving (diminishing_returns), or the round cap.
 
 A passage is *about* an entity when the entity appears in its title or lead sentence; that, not a
-passing mention, is what a second hop needs.
+passing mention, is what a second hop needs. With `evidence.selection: pcst` this choice is a prize of
+the evidence tree (agent/enrich_context.py), not the reader's context itself.
 """
 
 from __future__ import annotations

@@ -1,22 +1,30 @@
-"""Pick the extractor named in params.yaml (`extraction.extractor`), importing only what it needs."""
+"""Pick an extractor by name (`extraction.extractor` for the seed, `extraction.deep` for EnrichGraph),
+importing only what it needs."""
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ConfigError
 from enrich_rag.extract.base import Extractor
 
-EXTRACTORS = ("spacy", "rebel")
+EXTRACTORS = ("spacy", "rebel", "llm")
 
 
-def make_extractor(config: ExtractionConfig) -> Extractor:
-    if config.extractor == "spacy":
+def make_extractor(config: ExtractionConfig, name: str = "", llm: Callable[[], Any] | None = None) -> Extractor:
+    """`name`: default the seed's extractor; `llm`: the reader, for the deep LLM extractor."""
+    name = name or config.extractor
+    if name == "spacy":
         from enrich_rag.extract.spacy_extractor import SpacyExtractor
 
         return SpacyExtractor(config)
-    if config.extractor == "rebel":
+    if name == "rebel":
         from enrich_rag.extract.rebel import RebelExtractor
 
         return RebelExtractor(config)
-    # An LLM extractor (GGUF / OpenAI-compatible server) plugs in here with the agent's LLM backends.
-    raise ConfigError(f"unknown extraction.extractor '{config.extractor}' (expected one of: {', '.join(EXTRACTORS)})")
+    if name == "llm" and llm is not None:
+        from enrich_rag.extract.llm_extractor import LLMExtractor
+
+        return LLMExtractor(llm())
+    raise ConfigError(f"unknown extractor '{name}' (expected one of: {', '.join(EXTRACTORS)}; llm only for extraction.deep)")

@@ -97,6 +97,12 @@ class LlamaCppLLM:
         reply = (choice.get("message") or {}).get("content") if self.chat else choice.get("text")
         return Generation(cut_at_stop(reply or "", stop).strip(), logprobs)
 
+    def generate_json(self, prompt: Prompt | str, schema: dict[str, Any], max_new_tokens: int = 256) -> str:
+        """A reply held to a JSON schema: llama.cpp turns the schema into a grammar, so it always parses
+        (unless cut at `max_new_tokens`)."""
+        choice = self._request(prompt, "", 1, max_tokens=max_new_tokens, json_schema=schema)
+        return ((choice.get("message") or {}).get("content") if self.chat else choice.get("text")) or ""
+
     def score(self, prompt: Prompt | str, continuation: str) -> list[float]:
         """Log-probs of `continuation`'s tokens, read from each position's top alternatives.
 

@@ -228,6 +228,14 @@ class GraphStore:
             """, [list(chunk_ids)])
         return {r["chunk_id"] for r in rows}
 
+    def chunks_read_by(self, chunk_ids: list[str], extractor: str) -> set[str]:
+        """Which of these chunks this extractor has read: they hold facts it wrote (deep extraction)."""
+        if not chunk_ids:
+            return set()
+        rows = self._query("SELECT DISTINCT chunk_id FROM edges WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))",
+                           [list(chunk_ids), extractor])
+        return {r["chunk_id"] for r in rows}
+
     def links(self, node_ids: list[str] | None = None, chunk_ids: list[str] | None = None) -> list[dict[str, Any]]:
         """Entity-passage links touching these nodes or these chunks, one row per (node, chunk) pair
         however many partitions saw it, with `degree`: how many passages the node links to."""

@@ -212,3 +212,28 @@ def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkey
     answer = agent.answer(QUESTION, allow_enrich=False)
     assert len(_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
     assert calls == {"neighbors": 1, "links": 3, "search_graph": 1}  # one neighbourhood read: the walk's
+
+
+def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, tmp_path, spacy_extractor):
+    """extraction.deep: llm. A chunk spaCy read at build time is still unread for the deep extractor, so
+    enrichment works on a fully extracted build; its facts carry extractor "llm" and their sentence.
+    The deep extractor's reader is scripted here (its real llama.cpp replies are tested in
+    tests/extract/test_llm_extractor.py); the graph, index and DVC are real."""
+    from enrich_rag.extract.llm_extractor import LLMExtractor
+
+    copy = writable_copy(world, tmp_path / "copy")
+    copy = dataclasses.replace(copy, extraction=dataclasses.replace(copy.extraction, deep="llm"))
+    reply = '{"facts": [{"subject": "Christopher Nolan", "relation": "directed", "object": "Inception"}]}'
+    deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]))
+    resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
+    agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
+    assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it
+    answer = agent.answer(QUESTION)
+    enriched = _outputs(answer, "EnrichGraph")[0]
+    assert "inception::c0" in enriched["unread_candidates"]  # ... but not deeply
+    assert enriched["partition"] and deep.replies == len(enriched["new_chunks"])
+    assert resources.store.chunks_read_by(["inception::c0"], "llm") == {"inception::c0"}
+    written = [e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]).edges
+               if e["extractor"] == "llm"]
+    assert written and written[0]["evidence"] == "Christopher Nolan directed Inception."
+    assert resources.writer.verify() == []

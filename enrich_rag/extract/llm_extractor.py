@@ -1,0 +1,93 @@
+"""Deep extraction: the reader model reads one chunk and writes its facts, under a JSON schema.
+
+EnrichGraph's extractor (`extraction.deep: llm`): the seed is spaCy over every chunk (wide, cheap);
+this reads only the chunks a question needs. On llama.cpp the reply is constrained by the schema (a
+grammar), so every reply parses; other backends are asked the same and parsed leniently (a reply that
+does not parse gives no facts, never an error). A fact is kept only when the chunk writes both its
+subject (the title counts) and its object, and its evidence is the chunk's sentence that names them:
+the model proposes, the text decides (a small model copies its worked example; this drops it). Names go through the same assembly as every extractor's (node ids, title forms).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from enrich_rag.extract.base import Extraction, Mention
+from enrich_rag.llm.prompts import fact_prompt
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+from enrich_rag.text import mentions, split_sentences
+
+DEEP_CONFIDENCE = 0.9
+MAX_FACTS = 8
+MAX_NAME_CHARS = 80
+FACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": {
+        "type": "object",
+        "properties": {"subject": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                       "relation": {"type": "string", "maxLength": 40},
+                       "object": {"type": "string", "maxLength": MAX_NAME_CHARS}},
+        "required": ["subject", "relation", "object"], "additionalProperties": False}}},
+    "required": ["facts"], "additionalProperties": False,
+}
+
+
+def parse_facts(text: str) -> list[dict[str, str]]:
+    """The facts of one reply; anything that is not the schema's shape is dropped."""
+    start = text.find("{")
+    try:
+        data = json.loads(text[start:]) if start >= 0 else {}
+    except json.JSONDecodeError:
+        return []
+    facts = data.get("facts") if isinstance(data, dict) else None
+    out = []
+    for f in facts if isinstance(facts, list) else []:
+        if isinstance(f, dict) and all(isinstance(f.get(k), str) and f[k].strip() for k in ("subject", "relation", "object")):
+            out.append({k: " ".join(f[k].split())[:MAX_NAME_CHARS] for k in ("subject", "relation", "object")})
+    return out[:MAX_FACTS]
+
+
+def evidence_sentence(text: str, subject: str, obj: str) -> str | None:
+    """The chunk's sentence naming both, else the one naming the object; None unless the text writes both."""
+    if not (mentions(text, subject) and mentions(text, obj)):
+        return None
+    sentences = split_sentences(text) or [text]
+    return (next((s for s in sentences if mentions(s, subject) and mentions(s, obj)), None)
+            or next((s for s in sentences if mentions(s, obj)), None))
+
+
+class LLMExtractor:
+    """`llm`: any backend; one with `generate_json` (llama.cpp) is held to the schema."""
+
+    name = "llm"
+
+    def __init__(self, llm, max_new_tokens: int = 256):
+        self.llm, self.max_new_tokens = llm, max_new_tokens
+        self.replies = self.unparsed = 0  # how often a reply gave no usable JSON (schema-bound: never)
+
+    def _reply(self, chunk: Passage) -> str:
+        prompt = fact_prompt(chunk.title, chunk.text)
+        if hasattr(self.llm, "generate_json"):
+            return self.llm.generate_json(prompt, FACT_SCHEMA, self.max_new_tokens)
+        return self.llm.generate(prompt, max_new_tokens=self.max_new_tokens, stop=("\n\n",)).text
+
+    def extract(self, chunks: list[Passage]) -> Extraction:
+        out = Extraction()
+        for chunk in chunks:
+            reply = self._reply(chunk)
+            self.replies += 1
+            facts = parse_facts(reply)
+            if not facts and '"facts"' not in reply:
+                self.unparsed += 1
+            text = f"{chunk.title}. {chunk.text}" if chunk.title else chunk.text
+            for sent_index, fact in enumerate(facts):
+                sentence = evidence_sentence(text, fact["subject"], fact["object"])
+                if sentence is None:
+                    continue  # the model named something the chunk never writes
+                for name in (fact["subject"], fact["object"]):
+                    out.mentions.append(Mention(name, "LLM", chunk.id, sentence, name, chunk.doc_id))
+                out.edges.append(Edge(fact["subject"], fact["relation"], fact["object"], sentence, chunk.id, chunk.doc_id,
+                                      sent_index, DEEP_CONFIDENCE, self.name))
+        return out
