@@ -232,9 +232,9 @@ def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
     fact = row.get("fact")
     if fact:
         return {"id": fact["id"], "src": row["src"], "dst": row["dst"], "kind": row["kind"], "relation": fact["relation"],
-                "evidence": fact["evidence"], "chunk_id": fact["chunk_id"]}
+                "evidence": fact["evidence"], "chunk_id": fact["chunk_id"], "extractor": fact.get("extractor") or ""}
     return {"id": f"{row['src']}|{row['dst']}", "src": row["src"], "dst": row["dst"], "kind": row["kind"],
-            "relation": row["relation"], "evidence": "", "chunk_id": row.get("chunk_id", "")}
+            "relation": row["relation"], "evidence": "", "chunk_id": row.get("chunk_id", ""), "extractor": ""}
 
 
 def drawn_passages(passages: list[Passage], ranking: GraphRanking | None, store: GraphStore) -> Subgraph:

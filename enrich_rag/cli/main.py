@@ -270,10 +270,11 @@ def graph_partitions(params: ParamsOption = Path("params.yaml"), config: Overlay
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title="graph partitions")
-    for column in ("partition", "nodes", "edges", "dvc"):
+    for column in ("partition", "nodes", "edges", "facts by extractor", "dvc"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}", row["dvc"])
+        by = ", ".join(f"{name} {n:,}" for name, n in row.get("extractors", {}).items())
+        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}", by, row["dvc"])
     _emit(rows, as_json, table)
 
 

@@ -327,11 +327,15 @@ class GraphStore:
         per_partition = self._query(
             """
             SELECT p.partition, coalesce(n.nodes, 0) AS nodes, coalesce(e.edges, 0) AS edges
-            FROM (SELECT DISTINCT partition FROM raw_nodes) p
+            FROM (SELECT DISTINCT partition FROM raw_nodes UNION SELECT DISTINCT partition FROM edges) p
             LEFT JOIN (SELECT partition, count(*) AS nodes FROM raw_nodes GROUP BY ALL) n USING (partition)
             LEFT JOIN (SELECT partition, count(*) AS edges FROM edges GROUP BY ALL) e USING (partition)
             ORDER BY p.partition <> 'seed', p.partition
             """
         )
+        # Which extractor wrote each partition's facts (the seed's spaCy, enrichment's deep llm ...).
+        by_extractor = self._query("SELECT partition, extractor, count(*) AS n FROM edges GROUP BY ALL ORDER BY ALL")
+        for row in per_partition:
+            row["extractors"] = {r["extractor"] or "?": r["n"] for r in by_extractor if r["partition"] == row["partition"]}
         totals = self._query("SELECT (SELECT count(*) FROM nodes) AS nodes, (SELECT count(*) FROM edges) AS edges")[0]
         return {"nodes": totals["nodes"], "edges": totals["edges"], "partitions": per_partition}

@@ -236,4 +236,6 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     written = [e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]).edges
                if e["extractor"] == "llm"]
     assert written and written[0]["evidence"] == "Christopher Nolan directed Inception."
+    by_partition = {p["partition"]: p["extractors"] for p in resources.writer.partitions()}
+    assert set(by_partition[enriched["partition"]]) == {"llm"} and "spacy" in by_partition["seed"]  # which extractor wrote what
     assert resources.writer.verify() == []

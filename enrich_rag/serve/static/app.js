@@ -23,7 +23,10 @@ async function api(path, body, method) {
 async function loadSettings() {
   showSettings(await api("/api/settings"));
   const stats = await api("/api/graph/stats");
-  $("stats").textContent = `${stats.nodes} nodes, ${stats.edges} edges, ${stats.partitions.length} partition(s)`;
+  const by = {};
+  for (const p of stats.partitions) for (const [name, n] of Object.entries(p.extractors || {})) by[name] = (by[name] || 0) + n;
+  const facts = Object.entries(by).map(([name, n]) => `${n} by ${name}`).join(", ");
+  $("stats").textContent = `${stats.nodes} nodes, ${stats.edges} edges (${facts}), ${stats.partitions.length} partition(s)`;
 }
 
 // The saved page settings are an overlay on params.yaml: always shown, one click to drop.
@@ -71,7 +74,7 @@ function renderGraph(subgraph, citations) {
     : {id: n.id, label: n.name, entry: entries.has(n.id) ? 1 : 0}}));
   const edges = subgraph.edges.map((e, i) => ({data: {id: `e${i}`, source: e.src, target: e.dst,
     label: e.kind === "relation" ? e.relation : "", structural: STRUCTURAL.has(e.kind) ? 1 : 0,
-    link: e.kind === "title" ? 1 : 0, read: read.has(e.id) ? 1 : 0}}));
+    link: e.kind === "title" ? 1 : 0, read: read.has(e.id) ? 1 : 0, deep: e.extractor === "llm" ? 1 : 0}}));
   if (window.cy) window.cy.destroy();
   window.cy = cytoscape({
     container: $("graph"),
@@ -84,6 +87,7 @@ function renderGraph(subgraph, citations) {
                                               color: "#2f5f3a", width: 14, height: 14}},
       {selector: "edge", style: {label: "data(label)", "font-size": 8, "curve-style": "bezier", "target-arrow-shape": "triangle",
                                  width: 1.5, "line-color": "#aab", "target-arrow-color": "#aab", color: "#556"}},
+      {selector: "edge[deep = 1]", style: {"line-color": "#8a5cc2", "target-arrow-color": "#8a5cc2"}},
       {selector: "edge[read = 1]", style: {"line-color": "#e08a2c", "target-arrow-color": "#e08a2c", width: 2.2}},
       {selector: "edge[structural = 1]", style: {width: 0.8, "line-style": "dashed", "target-arrow-shape": "none", opacity: 0.5}},
       {selector: "edge[link = 1]", style: {width: 0.8, "line-color": "#cde3d2", "target-arrow-shape": "none"}},
