@@ -13,16 +13,15 @@ round, `evidence/graph_rank.py`): passages, entities, their links and the named 
   relation costs `agent.edge_cost`, co-occurrence more. A question node joins the question's entities
   (and the dense hits) so a comparison's two unconnected pages can share one tree.
 
-The tree's passages, in breadth-first order from the question outwards, are the context; the facts on
+The tree's passages, in tree order from the question's entities outwards, are the context; the facts on
 the tree that no context passage states become short fact lines. A wider budget keeps what the reader
 already read, in its order, and appends: the prompt extends and llama.cpp's cache reads only the rest.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from enrich_rag.agent.pcst import solve_pcst
 from enrich_rag.agent.sufficiency import Evidence
@@ -158,21 +157,21 @@ def tree_graph(question: str, entities: Sequence[str], ranking: GraphRanking, pa
     return g
 
 
-def breadth_first(nodes: set[int], edges: list[tuple[int, int]], start: int) -> list[int]:
-    """Tree order from the question outwards; nodes the root does not reach follow in index order."""
+def tree_order(nodes: set[int], edges: list[tuple[int, int]], start: int, first: Callable[[int], Any] = lambda n: n) -> list[int]:
+    """Pre-order from the question outwards, children in `first` order: an entity the question names,
+    then its page and what hangs off it, before the next branch. Nodes the root does not reach follow."""
     adjacent: dict[int, list[int]] = {}
     for a, b in edges:
         adjacent.setdefault(a, []).append(b)
         adjacent.setdefault(b, []).append(a)
-    order, seen, queue = [], {start}, deque([start])
-    while queue:
-        n = queue.popleft()
+    order, seen, stack = [], {start}, [start]
+    while stack:
+        n = stack.pop()
         order.append(n)
-        for m in sorted(adjacent.get(n, ()), key=lambda m: m):
-            if m not in seen and m in nodes:
-                seen.add(m)
-                queue.append(m)
-    return order + sorted(nodes - seen)
+        children = sorted((m for m in adjacent.get(n, ()) if m not in seen and m in nodes), key=first)
+        seen.update(children)
+        stack.extend(reversed(children))
+    return order + sorted(nodes - set(order))
 
 
 def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking, store: GraphStore,
@@ -188,7 +187,9 @@ def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking
     result = solve_pcst(len(g.keys), g.edges, g.prizes, g.edge_prizes, g.costs, agent.max_nodes, agent.max_edges,
                         counted=passage_index, max_counted=budget, root=0)
     chosen = [g.edges[i] for i in result.edges]
-    order = breadth_first(set(result.nodes), chosen, 0)
+    named = {node_id(e) for e in entities}
+    # The question's own entities first, then by prize: the context reads from what is asked outwards.
+    order = tree_order(set(result.nodes), chosen, 0, lambda i: (g.keys[i] not in named, -g.prizes[i], i))
     by_id = {p.id: p for p in candidates}
     read = list(previous)
     read_ids = {e.id for e in read}
