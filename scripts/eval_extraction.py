@@ -26,6 +26,7 @@ from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
+from enrich_rag.llm.prompts import fact_prompt
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import STRUCTURAL_RELATIONS
@@ -77,7 +78,7 @@ def main() -> None:
     result = {"dataset": ev.dataset, "questions": len(rows), "chunks": len(passages), "gold_triples": len(triples),
               "reader": model_name(config.llm), "extractors": {}}
     for name in args.extractors:
-        extractor = make_extractor(config.extraction, name, lambda: llm)
+        extractor = make_extractor(config.extraction, name, lambda: llm, fact_prompt)
         seconds, edges = [], []
         for chunk in tqdm(passages, desc=f"extracting ({name})", unit="chunk"):
             start = time.perf_counter()

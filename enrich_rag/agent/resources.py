@@ -62,8 +62,10 @@ class Resources:
         from enrich_rag.extract.factory import make_extractor
 
         def load() -> Extractor:
+            from enrich_rag.llm.prompts import fact_prompt
+
             extractor = self._given_extractor or make_extractor(self.config.extraction, self.config.extraction.deep,
-                                                                lambda: self.llm)
+                                                                lambda: self.llm, fact_prompt)
             if not self.config.extraction.title_links:
                 return extractor
             from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor

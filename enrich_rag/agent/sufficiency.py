@@ -7,6 +7,7 @@ confidence signal. More context is worth fetching only while it keeps lowering t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -17,6 +18,8 @@ from enrich_rag.storage.schema import Edge
 
 # What the reader is shown: whole passages, and the evidence tree's facts as one-line facts.
 Evidence = Union[Passage, Edge]
+
+COPY_WORDS = 5  # an answer this long that starts an evidence line word for word was copied
 
 # AnalyzeDecide's decisions.
 ANSWER = "answer"
@@ -48,8 +51,17 @@ class Sufficiency:
 
 
 def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
-    generation = llm.generate(answer_prompt(question, [reading_line(e) for e in evidence]), max_new_tokens=max_new_tokens)
-    return Sufficiency(generation.text, generation.perplexity, tuple(evidence))
+    lines = [reading_line(e) for e in evidence]
+    generation = llm.generate(answer_prompt(question, lines), max_new_tokens=max_new_tokens)
+    # A copied line reads with low perplexity and answers nothing (a small model's failure): no confidence.
+    perplexity = math.inf if copies_a_line(generation.text, lines) else generation.perplexity
+    return Sufficiency(generation.text, perplexity, tuple(evidence))
+
+
+def copies_a_line(answer: str, lines: list[str]) -> bool:
+    """The answer is the start of an evidence line, sentence-long: copied, not an answer."""
+    text = " ".join(answer.split()).casefold()
+    return len(text.split()) >= COPY_WORDS and any(" ".join(line.split()).casefold().startswith(text) for line in lines)
 
 
 def converged(history: list[Sufficiency], min_gain: float) -> bool:

@@ -12,8 +12,10 @@ from enrich_rag.extract.base import Extractor
 EXTRACTORS = ("spacy", "rebel", "llm")
 
 
-def make_extractor(config: ExtractionConfig, name: str = "", llm: Callable[[], Any] | None = None) -> Extractor:
-    """`name`: default the seed's extractor; `llm`: the reader, for the deep LLM extractor."""
+def make_extractor(config: ExtractionConfig, name: str = "", llm: Callable[[], Any] | None = None,
+                   prompt: Callable[[str, str], Any] | None = None) -> Extractor:
+    """`name`: default the seed's extractor; `llm` and `prompt`: the reader and its fact prompt, for the
+    deep LLM extractor (the agent, one layer up, hands them down)."""
     name = name or config.extractor
     if name == "spacy":
         from enrich_rag.extract.spacy_extractor import SpacyExtractor
@@ -23,8 +25,8 @@ def make_extractor(config: ExtractionConfig, name: str = "", llm: Callable[[], A
         from enrich_rag.extract.rebel import RebelExtractor
 
         return RebelExtractor(config)
-    if name == "llm" and llm is not None:
+    if name == "llm" and llm is not None and prompt is not None:
         from enrich_rag.extract.llm_extractor import LLMExtractor
 
-        return LLMExtractor(llm())
+        return LLMExtractor(llm(), prompt)
     raise ConfigError(f"unknown extractor '{name}' (expected one of: {', '.join(EXTRACTORS)}; llm only for extraction.deep)")

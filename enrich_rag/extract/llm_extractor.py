@@ -11,10 +11,9 @@ the model proposes, the text decides (a small model copies its worked example; t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from enrich_rag.extract.base import Extraction, Mention
-from enrich_rag.llm.prompts import fact_prompt
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 from enrich_rag.text import mentions, split_sentences
@@ -59,16 +58,17 @@ def evidence_sentence(text: str, subject: str, obj: str) -> str | None:
 
 
 class LLMExtractor:
-    """`llm`: any backend; one with `generate_json` (llama.cpp) is held to the schema."""
+    """`llm`: any backend; one with `generate_json` (llama.cpp) is held to the schema. `prompt`: the
+    fact prompt (`llm.prompts.fact_prompt`), passed in so extraction does not depend on the LLM layer."""
 
     name = "llm"
 
-    def __init__(self, llm, max_new_tokens: int = 256):
-        self.llm, self.max_new_tokens = llm, max_new_tokens
+    def __init__(self, llm, prompt: Callable[[str, str], Any], max_new_tokens: int = 256):
+        self.llm, self.prompt, self.max_new_tokens = llm, prompt, max_new_tokens
         self.replies = self.unparsed = 0  # how often a reply gave no usable JSON (schema-bound: never)
 
     def _reply(self, chunk: Passage) -> str:
-        prompt = fact_prompt(chunk.title, chunk.text)
+        prompt = self.prompt(chunk.title, chunk.text)
         if hasattr(self.llm, "generate_json"):
             return self.llm.generate_json(prompt, FACT_SCHEMA, self.max_new_tokens)
         return self.llm.generate(prompt, max_new_tokens=self.max_new_tokens, stop=("\n\n",)).text

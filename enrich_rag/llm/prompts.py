@@ -23,13 +23,15 @@ class Prompt:
     query: str
     cue: str  # what the completion form writes before a reply ("Answer:")
     reply: str  # what the chat form asks the reply to be
-    # Completion form only: repeat each block's first line (the question) just before the cue. A base
-    # model continues what it read last; a question far above the evidence gets the worked examples'
-    # answer shape instead (measured: Gemma 270M answered "London" to "Who directed Inception?").
-    recap: bool = False
+    # Completion form only: move each block's first line (the question) to just before the cue. A base
+    # model continues what it read last; with the question above the evidence Gemma 270M answered
+    # "London" to "Who directed Inception?" or copied a passage. Chat turns keep the question first, so
+    # a wider context extends the cached prompt.
+    question_last: bool = False
 
     def _block(self, given: str) -> str:
-        return f"{given}\n{given.splitlines()[0]}" if self.recap else given
+        first, _, rest = given.partition("\n")
+        return f"{rest}\n{first}" if self.question_last and rest else given
 
     @property
     def text(self) -> str:
@@ -95,7 +97,7 @@ def answer_prompt(question: str, facts: list[str]) -> Prompt:
     body = "\n".join(fence(f) for f in facts) if facts else "(no facts)"
     return Prompt(ANSWER_RULES, ANSWER_SHOTS, f"Question: {fence(question)}\nFacts:\n{FENCE_OPEN}\n{body}\n{FENCE_CLOSE}",
                   "Answer:", "Reply with the answer alone: a name, a date, a number, or yes/no; never a sentence.",
-                  recap=True)
+                  question_last=True)
 
 
 def expansion_prompt(question: str, facts: list[str]) -> Prompt:

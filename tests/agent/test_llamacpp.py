@@ -48,7 +48,8 @@ def test_generation_is_greedy_and_stops_at_the_stop_string(llama):
 
 @needs_xllamacpp
 def test_the_fixed_head_of_a_prompt_is_read_once(llama):
-    """Gemma 3 has sliding-window layers: without a full-size window cache every prompt was re-read whole."""
+    """Gemma 3 has sliding-window layers: without a full-size window cache every prompt was re-read whole.
+    (A base model reads the question after the facts, so a changed question keeps the head and facts.)"""
     from enrich_rag.llm.prompts import as_text
 
     def read(question):
@@ -67,7 +68,7 @@ def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
     right, wrong = llama.score(prompt, " London"), llama.score(prompt, " Paris")
     ppl = [math.exp(-sum(s) / len(s)) for s in (right, wrong)]
     assert ppl[0] < ppl[1], ppl
-    assert len(llama.score(prompt, " Yes")) == 1
+    assert min(right) > -30.0  # every token of the continuation was found among the alternatives
 
 
 needs_qwen = pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None

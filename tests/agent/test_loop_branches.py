@@ -220,11 +220,12 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     The deep extractor's reader is scripted here (its real llama.cpp replies are tested in
     tests/extract/test_llm_extractor.py); the graph, index and DVC are real."""
     from enrich_rag.extract.llm_extractor import LLMExtractor
+    from enrich_rag.llm.prompts import fact_prompt
 
     copy = writable_copy(world, tmp_path / "copy")
     copy = dataclasses.replace(copy, extraction=dataclasses.replace(copy.extraction, deep="llm"))
     reply = '{"facts": [{"subject": "Christopher Nolan", "relation": "directed", "object": "Inception"}]}'
-    deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]))
+    deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]), fact_prompt)
     resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
     agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
     assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it

@@ -8,6 +8,7 @@ import pytest
 from enrich_rag.config import LLMConfig
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.llm_extractor import LLMExtractor, evidence_sentence, parse_facts
+from enrich_rag.llm.prompts import fact_prompt
 from enrich_rag.storage.passages import Passage
 from tests.scripted_llm import ScriptedLLM
 
@@ -27,7 +28,7 @@ def test_facts_the_chunk_never_writes_are_dropped_and_the_rest_cite_their_senten
     assert evidence_sentence(NOLAN.text, "Nolan", "Starling Bridge") is None  # a subject alone is not enough
     llm = ScriptedLLM([('{"facts": [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}, '
                         '{"subject": "Steven Spielberg", "relation": "born in", "object": "Ohio"}]}', 1.0)])
-    extraction = LLMExtractor(llm).extract([NOLAN])
+    extraction = LLMExtractor(llm, fact_prompt).extract([NOLAN])
     assert [(e.subject, e.relation, e.object, e.extractor) for e in extraction.edges] == [
         ("Christopher Nolan", "born in", "London", "llm")]
     assert extraction.edges[0].evidence == "Nolan was born in London in 1970." and extraction.edges[0].chunk_id == NOLAN.id
@@ -44,7 +45,7 @@ def test_llama_cpp_replies_always_parse_under_the_schema():
 
     llm = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()),
                              threads=2))
-    extractor = LLMExtractor(llm, max_new_tokens=160)
+    extractor = LLMExtractor(llm, fact_prompt, max_new_tokens=160)
     chunks = [NOLAN, Passage("inception::c0", "inception", "Inception",
                              "Inception is a 2010 science fiction film. Christopher Nolan directed Inception.")]
     extraction = extractor.extract(chunks)
