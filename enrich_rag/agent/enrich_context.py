@@ -39,8 +39,9 @@ from enrich_rag.text import content_words, overlap
 # wider than the reader's budget, and the budget (`solve_pcst`'s cost scale) decides what stays.
 COSTS = {"title": 0.1, "mention": 0.4, "relation": 0.4, "structural": 0.6, "question": 0.4}
 QUERY_ENTITY_COST = 0.02  # the question reaches an entity it names almost for free
-# Passage prizes beside the entity-first score (measured on HotpotQA dev, context all-evidence at budgets
-# 2/3/4: score alone 0.32/0.46/0.55; + the selection's rank prize 0.59/0.66/0.70; + PageRank 0.57/0.68/0.71).
+# Passage prizes beside the entity-first score: the score alone rarely prizes a second hop over a
+# dense distractor; entity-first's choice (found by its micro-queries) and PageRank do
+# (`scripts/eval_selection.py` measures the context the tree gives at each budget).
 SELECTION_PRIZE = 8.0  # the first passage entity-first chose; the others by rank, down to SELECTION_PRIZE / k
 PAGERANK_PRIZE = 3.0  # times the passage's PageRank mass relative to the top passage
 OTHER_ENTITY_PRIZE = 0.1  # times the entity's PageRank mass relative to the top entity
