@@ -106,6 +106,9 @@ class TreeGraph:
     def __post_init__(self) -> None:
         self._index: dict[str, int] = {}
 
+    def __contains__(self, key: str) -> bool:
+        return key in self._index
+
 
 def passage_prizes(passages: Sequence[Passage], entities: Sequence[str], dense: dict[str, float],
                    evidence: EvidenceConfig, selected: Sequence[str] = (), pagerank: dict[str, float] | None = None,
@@ -140,20 +143,22 @@ def tree_graph(question: str, entities: Sequence[str], ranking: GraphRanking, pa
         g.edge(entity, passage_node(link["chunk_id"]), agent.edge_cost * COSTS[kind], kind=kind,
                relation="is the page of" if link["is_title"] else "is named in", chunk_id=link["chunk_id"])
     for fact in {f["id"]: f for f in hood.facts}.values():
-        if fact["src"] not in g._index or fact["dst"] not in g._index:
+        if fact["src"] not in g or fact["dst"] not in g:
             continue
         relevance = overlap(words, fact["evidence"])
         kind = "structural" if fact["relation"] in STRUCTURAL_RELATIONS else "relation"
         g.edge(fact["src"], fact["dst"], agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
                relevance * float(fact["confidence"]), kind=kind, fact=fact)
     reset_top = max(hood.reset.values(), default=0.0) or 1.0
+    asked: set[str] = set()
     for key, weight in hood.reset.items():
         target = passage_node(key) if key in chunk_ids else key
-        if target in g._index:
+        if target in g:
             cost = QUERY_ENTITY_COST if key in named else agent.edge_cost * COSTS["question"] * (1.5 - min(weight / reset_top, 1.0))
             g.edge(ROOT, target, cost, kind="question", relation="asks about")
+            asked.add(target)
     for name in named:  # a named entity PageRank could not seed (no passages yet) still joins the question
-        if name in g._index and not any(r["kind"] == "question" and r["dst"] == name for r in g.rows):
+        if name in g and name not in asked:
             g.edge(ROOT, name, QUERY_ENTITY_COST, kind="question", relation="asks about")
     return g
 
