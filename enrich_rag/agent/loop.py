@@ -253,7 +253,7 @@ class Agent:
                             extractor=lambda: resources.extractor, writer=resources.writer,
                             llm=resources.llm if self.config.expansion == "llm" else None,
                             limit_chunks=self.config.enrich_chunks, candidates=candidates,
-                            deep=self._deep)
+                            deep=self._deep, targets=self.config.enrich_targets)
 
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:

@@ -49,13 +49,30 @@ class CountingLLM:
         self.calls += 1
         return self.inner.score(prompt, continuation)
 
+    def __getattr__(self, name: str):
+        """What else the backend offers (`generate_json` for the deep extractor's schema) passes through, counted."""
+        if name == "inner":
+            raise AttributeError(name)
+        inner = getattr(self.inner, name)
+        if name != "generate_json":
+            return inner
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return inner(*args, **kwargs)
+
+        return counted
+
 
 # name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
 ENTITY_FIRST = {"selection": "entity_first"}
+# name -> agent overrides, for the methods that change how the loop enriches rather than what it reads.
+AGENT_OVERRIDES: dict[str, dict[str, Any]] = {"enrichrag_random": {"enrich_targets": "random"}}
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "graph_only": (False, {"selection": "pagerank"}),  # PageRank passages alone, growing as the tree does; no enrichment
     "enrichrag_no_enrich": (False, {}),
     "enrichrag": (True, {}),
+    "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "pcst_no_facts": (False, {"fact_lines": False}),  # the tree's passages without its fact lines
     "entity_first": (False, ENTITY_FIRST),  # SEAL-RAG's fixed k passages instead of the tree: the ablation
     "ef_no_graph": (False, ENTITY_FIRST | {"graph": False}),  # entity-first without any graph input: the graph's share
@@ -99,7 +116,8 @@ def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
 
 def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
-    agent = Agent(resources, evidence=dataclasses.replace(resources.config.evidence, **overrides))
+    agent = Agent(resources, dataclasses.replace(resources.config.agent, **AGENT_OVERRIDES.get(name, {})),
+                  dataclasses.replace(resources.config.evidence, **overrides))
 
     def run(item: QAItem) -> Prediction:
         answer = agent.answer(item.question, allow_enrich=allow)

@@ -117,6 +117,11 @@ RUNTIME_ONLY = ("paths", "serve", "testset", "build", "ray")
 RUNTIME_ONLY_LLM = ("threads", "timeout_s", "retries", "cache_dir")
 
 
+def workspace_name(method: str) -> str:
+    """Each enriching method grows its own copy of the graph, so one method's partitions never help another."""
+    return WORKSPACE if method == "enrichrag" else f"{WORKSPACE}-{method}"
+
+
 def fingerprint(config: Config, ev: EvalConfig) -> str:
     """What the answers depend on (models, retrieval and agent settings, the question sample)."""
     import hashlib
@@ -139,9 +144,10 @@ def check_fingerprint(run_dir: Path, current: str) -> None:
         aside = run_dir / f"predictions.{previous}.jsonl"
         os.replace(out, aside)
         console.print(f"[yellow]settings changed since this run started: earlier answers moved to {aside.name}[/yellow]")
-    if previous and previous != current and (run_dir / WORKSPACE).is_dir():
-        # The enriched copy grew from the old build: a new run starts from the build as it is now.
-        os.replace(run_dir / WORKSPACE, run_dir / f"{WORKSPACE}.{previous}")
+    for workspace in sorted(run_dir.glob(f"{WORKSPACE}*")) if previous and previous != current else ():
+        if workspace.is_dir() and workspace.name.split(".")[0] == workspace.name:
+            # The enriched copy grew from the old build: a new run starts from the build as it is now.
+            os.replace(workspace, run_dir / f"{workspace.name}.{previous}")
     path.write_text(current + "\n")
 
 
@@ -193,11 +199,11 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
 
     llm = CountingLLM(make_llm(config.llm))
     readonly = Resources(config, llm=llm)
-    writing = None
-    if any(AGENT_METHODS.get(m, (False,))[0] for m in running):
-        writing = Resources(writable_copy(config, run_dir / WORKSPACE), llm=llm)
-        writing.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
-    methods = {m: make_method(m, writing if AGENT_METHODS.get(m, (False,))[0] else readonly, llm) for m in running}
+    writing = {m: Resources(writable_copy(config, run_dir / workspace_name(m)), llm=llm)
+               for m in running if AGENT_METHODS.get(m, (False,))[0]}
+    for resources in writing.values():
+        resources.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
+    methods = {m: make_method(m, writing.get(m, readonly), llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)
 
     todo = [(item, m) for item in items for m in running if (item.id, m) not in done]
@@ -213,9 +219,8 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
                 fh.flush()
                 os.fsync(fh.fileno())
     finally:
-        readonly.close()
-        if writing is not None:
-            writing.close()
+        for resources in (readonly, *writing.values()):
+            resources.close()
     rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
     write_report(rows, ev, config, run_dir)
     return run_dir

@@ -41,7 +41,8 @@ def world(tmp_path_factory, spacy_extractor):
     paths = dataclasses.replace(base.paths, root=str(tmp), chunks=str(tmp / "chunks.parquet"), corpus_index=str(tmp / "corpus"),
                                 graph=str(tmp / "graph"), graph_index=str(tmp / "graph_index"))
     config = dataclasses.replace(base, paths=paths, corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
-                                 agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5))
+                                 agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
+                                 extraction=dataclasses.replace(base.extraction, deep="spacy"))  # enriched by `spacy_extractor`
     prepare_corpus(config)
     build_corpus_index(config)
     build_seed_graph(config, extractor=spacy_extractor,
