@@ -150,7 +150,11 @@ class ServeConfig:
 
     query_timeout_s: float = bounded(60.0, gt=0.0, le=3600.0)  # over it: 504, and the question stops before its next tool
     max_body_bytes: int = bounded(65_536, ge=1024, le=10_000_000)  # larger bodies are refused (413) before they are read
-    workers: int = bounded(4, ge=1, le=64)  # questions answered at once; the rest wait within their time limit
+    # Questions the reader answers at once; the rest wait in line. 1 for an in-process model (questions
+    # side by side only share its cores); more for a server backend that batches.
+    workers: int = bounded(1, ge=1, le=64)
+    queue_size: int = bounded(32, ge=1, le=10_000)  # questions waiting beyond this are refused at once (503)
+    expected_question_s: float = bounded(10.0, gt=0.0, le=3600.0)  # seconds per question until the server has timed one
 
 
 @dataclass(frozen=True)

@@ -64,3 +64,76 @@ def test_demo_answers_questions_with_gold_citations_and_seconds(built_small, tmp
     assert [r["gold"] for r in rows] == [["Christopher Nolan"], ["London"]]
     assert all(r["seconds"] > 0 and r["citations"] for r in rows)
     assert "Nolan" in rows[0]["answer"] and rows[0]["correct"] == (rows[0]["answer"] == "Christopher Nolan")
+
+
+def test_graph_verify_finds_a_killed_rollback_and_repair_finishes_it(gap_config, spacy_extractor, tmp_path):
+    """A rollback killed before its DVC records went: verify says so (exit 1), --repair finishes it (exit 0)."""
+    import dataclasses
+
+    from enrich_rag.agent.loop import Agent
+    from enrich_rag.agent.resources import Resources
+
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    agent = Agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
+    partition = agent.enrich("Where was Christopher Nolan born?", []).partition
+    assert partition
+
+    def killed(path):
+        raise KeyboardInterrupt("injected kill before the DVC records go")
+
+    resources.writer.dvc.forget = killed
+    with pytest.raises(KeyboardInterrupt):
+        resources.writer.rollback(partition)
+    params = _params(gap_config, tmp_path)
+    runner = CliRunner()
+    found = runner.invoke(app, ["graph", "verify", "--params", str(params)])
+    assert found.exit_code == 1 and "rollbacks cut short" in found.output and "dvc checkout" not in found.output
+    repaired = runner.invoke(app, ["graph", "verify", "--repair", "--params", str(params), "--json"])
+    assert repaired.exit_code == 0, repaired.output
+    assert json.loads(repaired.stdout)["consistent"] is True
+    again = runner.invoke(app, ["graph", "verify", "--params", str(params)])
+    assert again.exit_code == 0 and "consistent" in again.output
+
+
+def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_config, embedded_llm, spacy_extractor, tmp_path):
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from enrich_rag.agent.resources import Resources
+    from enrich_rag.serve.app import create_app
+    from enrich_rag.serve.client import advertise, find_server
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    server = uvicorn.Server(uvicorn.Config(create_app(gap_config, resources), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}"
+        params = _params(gap_config, tmp_path)
+        assert find_server(gap_config.paths.root) is None  # nothing advertised yet
+        advertise(gap_config.paths.root, url)
+        assert find_server(gap_config.paths.root) == url
+        result = CliRunner().invoke(app, ["query", "Who directed Inception?", "--no-enrich", "--params", str(params), "--json"])
+        assert result.exit_code == 0, result.output
+        assert f"answered by the server at {url}" in result.stderr
+        answer = json.loads(result.stdout)
+        assert "Nolan" in answer["answer"] and answer["citations"][0]["chunk_id"].startswith("inception::")
+        # The token file sits beside the data, so this user's CLI may enrich through the server.
+        from enrich_rag.serve.client import ask, read_token
+
+        assert read_token(gap_config.paths.root)
+        refused = CliRunner().invoke(app, ["query", "Who?", "--server", "http://127.0.0.1:9", "--params", str(params)])
+        assert refused.exit_code == 1 and "no server answering at http://127.0.0.1:9" in refused.output
+        assert ask(url, "Who directed Inception?", True, None, 60)["read_only"] is True  # no token: reads only
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        resources.close()

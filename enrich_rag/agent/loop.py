@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
@@ -69,11 +70,21 @@ class Answer:
     threshold: float = 0.0  # the perplexity under which an answer counts as sure
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: an unreadable answer's infinite perplexity is null."""
         return {
-            "question": self.question, "answer": self.answer, "perplexity": self.perplexity,
+            "question": self.question, "answer": self.answer,
+            "perplexity": self.perplexity if math.isfinite(self.perplexity) else None,
             "sufficient": self.sufficient, "threshold": self.threshold, "citations": [asdict(c) for c in self.citations],
             "subgraph": self.subgraph, "trace": self.trace.to_dict(),
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Answer":
+        """An answer a server sent back (`enrich-rag query` against a running server)."""
+        perplexity = data.get("perplexity")
+        return cls(data["question"], data["answer"], math.inf if perplexity is None else float(perplexity),
+                   bool(data["sufficient"]), [Citation(**c) for c in data.get("citations", [])], data.get("subgraph", {}),
+                   Trace.from_dict(data.get("trace", {"question": data["question"]})), float(data.get("threshold", 0.0)))
 
 
 @dataclass

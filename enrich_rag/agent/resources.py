@@ -21,6 +21,9 @@ from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
 
 
+MAX_RERANKERS = 4
+
+
 class Resources:
     def __init__(self, config: Config, llm: LLM | None = None, extractor: Extractor | None = None):
         self.config = config
@@ -94,7 +97,12 @@ class Resources:
 
             return make_reranker(evidence.rerank, entity_ranker(evidence), lambda: self.llm)
 
-        return self._get(f"reranker:{evidence!r}", load)
+        key = f"reranker:{evidence!r}"
+        with self._lock:  # one per evidence config, the last few: web settings may change it on every question
+            others = [k for k in self._loaded if k.startswith("reranker:") and k != key]  # oldest first
+            for old in others[: max(0, len(others) - (MAX_RERANKERS - 1))]:
+                del self._loaded[old]
+        return self._get(key, load)
 
     def retrieval(self):
         from enrich_rag.evidence.select import corpus_retrieval

@@ -52,6 +52,11 @@ class Trace:
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "should_stop"}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+        return cls(data["question"], [Step(**s) for s in data.get("steps", [])], list(data.get("partitions_written", [])),
+                   float(data.get("seconds", 0.0)))
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)
 

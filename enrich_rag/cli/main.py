@@ -85,16 +85,26 @@ def _kv_table(title: str, data: dict) -> Table:
     return table
 
 
-def _agent(cfg: Config, reconcile_first: bool = True):
-    from enrich_rag.agent.loop import Agent
+def _resources(cfg: Config):
+    """Every command that reads the graph first finishes or undoes what a killed write left (or says it cannot)."""
     from enrich_rag.agent.resources import Resources
 
     resources = Resources(cfg)
-    if reconcile_first:
+    try:
         report = resources.writer.reconcile()
-        if report.changed:
-            console.print(f"[yellow]repaired:[/yellow] {report}")
-    return Agent(resources)
+    except (OSError, EnrichRagError) as exc:
+        console.print(f"[yellow]cannot reconcile the graph ({str(exc).splitlines()[0]}); reading it as it is — "
+                      "`enrich-rag graph verify` says what is wrong[/yellow]")
+        return resources
+    if report.changed:
+        console.print(f"[yellow]repaired:[/yellow] {report}")
+    return resources
+
+
+def _agent(cfg: Config):
+    from enrich_rag.agent.loop import Agent
+
+    return Agent(_resources(cfg))
 
 
 def _with_agent(cfg: Config, action):
@@ -139,19 +149,31 @@ def query(
     abstain: bool = typer.Option(False, "--abstain", help="say 'not found' rather than guess when still unsure"),
     as_json: JsonOption = False,
     trace_file: Optional[Path] = typer.Option(None, "--trace", help="save the full trace as JSON here"),
+    server: Optional[str] = typer.Option(None, "--server", help="ask this running server (default: the one serving this data, if up)"),
+    local: bool = typer.Option(False, "--local", help="answer in this process even when a server is up"),
 ) -> None:
-    """Answer a question with citations; enrich the graph when the evidence is not enough."""
+    """Answer a question with citations; enrich the graph when the evidence is not enough.
+
+    When `enrich-rag serve` runs over the same data, the question goes to it (models already loaded)."""
     import dataclasses
 
-    from enrich_rag.agent.loop import validate_question
+    from enrich_rag.agent.loop import Answer, validate_question
+    from enrich_rag.serve import client
 
     cfg = _config(params, config)
     if abstain:
         cfg = dataclasses.replace(cfg, agent=dataclasses.replace(cfg.agent, abstain=True))
     try:
         validate_question(question)  # before any index or model is loaded
-        agent = _agent(cfg, reconcile_first=not no_enrich)
-        answer = agent.answer(question, allow_enrich=not no_enrich)
+        url = server or (None if local or abstain else client.find_server(cfg.paths.root))
+        if url:
+            token = client.read_token(cfg.paths.root)
+            reply = client.ask(url, question, not no_enrich, token, cfg.serve.query_timeout_s + 5)
+            answer = Answer.from_dict(reply)
+            console.print(f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "
+                          f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]")
+        else:
+            answer = _agent(cfg).answer(question, allow_enrich=not no_enrich)
     except EnrichRagError as exc:
         _fail(exc)
     if trace_file:
@@ -179,7 +201,7 @@ def demo(
             raise EnrichRagError("demo needs questions: pass --questions FILE (normalised QA JSONL), or build the "
                                  "bundled benchmark corpus (corpus.format: benchmark)")
         items = load_questions(questions or cfg.corpus.source, "normalized")[:count]
-        agent = _agent(cfg, reconcile_first=False)
+        agent = _agent(cfg)
         rows = []
         for item in items:
             start = time.perf_counter()
@@ -238,15 +260,46 @@ def graph_repair(params: ParamsOption = Path("params.yaml"), config: OverlayOpti
     _emit(actions, as_json, _kv_table("repaired" if actions else "nothing to repair", actions))
 
 
-@graph_app.command("stats")
-def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
-    """Node and edge counts, per partition."""
-    from enrich_rag.storage.graph_store import GraphStore
+@graph_app.command("verify")
+def graph_verify(
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    repair: bool = typer.Option(False, "--repair", help="reconcile and repair, then check again"),
+    as_json: JsonOption = False,
+) -> None:
+    """Check partitions, index and DVC records agree; one line per finding; exit 0 only when consistent."""
+    from enrich_rag.agent.resources import Resources
 
     cfg = _config(params, config)
     try:
-        with GraphStore(cfg.paths.graph) as store:
-            counts = store.counts()
+        writer = Resources(cfg).writer
+        found = writer.verify()
+        done: dict = {}
+        if repair and found:
+            done = {"reconciled": str(writer.reconcile()), "repaired": writer.repair()}
+            found = writer.verify()
+    except EnrichRagError as exc:
+        _fail(exc)
+    if as_json:
+        _emit({"consistent": not found, "findings": found} | done, True)
+    else:
+        for key, value in done.items():
+            console.print(f"{key}: {value}")
+        for line in found:
+            console.print(f"[red]inconsistent:[/red] {line}")
+        if not found:
+            console.print("[green]consistent[/green]: partitions, graph index and DVC records agree")
+    raise typer.Exit(1 if found else 0)
+
+
+@graph_app.command("stats")
+def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """Node and edge counts, per partition."""
+    cfg = _config(params, config)
+    try:
+        resources = _resources(cfg)
+        counts = resources.store.counts()
+        resources.close()
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"graph: {counts['nodes']:,} nodes, {counts['edges']:,} edges")
@@ -260,11 +313,9 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
 @graph_app.command("partitions")
 def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """List committed partitions (seed first, then enrichments in write order) and their DVC records."""
-    from enrich_rag.agent.resources import Resources
-
     cfg = _config(params, config)
     try:
-        resources = Resources(cfg)
+        resources = _resources(cfg)
         rows = resources.writer.partitions()
         resources.close()
     except EnrichRagError as exc:
@@ -287,16 +338,15 @@ def graph_show(
     as_json: JsonOption = False,
 ) -> None:
     """An entity, its description and its strongest 1-hop edges with their evidence."""
-    from enrich_rag.storage.graph_store import GraphStore
-
     cfg = _config(params, config)
     try:
-        with GraphStore(cfg.paths.graph) as store:
-            matches = store.find_nodes(entity)
-            if not matches:
-                _fail(EnrichRagError(f"no entity matching '{entity}'"))
-            node = matches[0]
-            edges = store.neighbors([node["id"]], limit=limit).edges
+        resources = _resources(cfg)
+        matches = resources.store.find_nodes(entity)
+        if not matches:
+            _fail(EnrichRagError(f"no entity matching '{entity}'"))
+        node = matches[0]
+        edges = resources.store.neighbors([node["id"]], limit=limit).edges
+        resources.close()
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"{node['name']} ({node['type']}): {node['description']}", show_lines=False)
@@ -313,22 +363,40 @@ def serve(
     config: OverlayOption = None,
     host: Annotated[str, typer.Option(help="bind address; loopback by default")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    allowed_host: Annotated[Optional[list[str]], typer.Option(help="another Host name clients use (repeatable)")] = None,
 ) -> None:
     """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra)."""
     try:
         import uvicorn
 
+        from enrich_rag.serve.access import is_loopback
         from enrich_rag.serve.app import create_app
+        from enrich_rag.serve.client import advertise, withdraw
     except ImportError:
         _fail(EnrichRagError("the web service needs FastAPI and uvicorn: pip install 'enrich-rag[serve]'"))
     cfg = _config(params, config)
     try:
-        application = create_app(cfg)
+        application = create_app(cfg, host=host, allowed_hosts=tuple(allowed_host or ()))
     except EnrichRagError as exc:
         _fail(exc)
-    console.print(f"EnrichRAG on http://{host}:{port}  (OpenAPI: /docs)")
-    # Connections beyond a few per worker get a 503 at once instead of piling up.
-    uvicorn.run(application, host=host, port=port, log_level="warning", limit_concurrency=cfg.serve.workers * 8)
+    token_path = application.state.token_path
+    url = f"http://{host if is_loopback(host) or host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}"
+    console.print(f"EnrichRAG on {url}  (OpenAPI: /docs; health: /api/health)")
+    if application.state.token_created:
+        token = token_path.read_text(encoding="utf-8").strip()
+        console.print(f"write token (shown once; kept in {token_path}, readable by you only): {token}\n"
+                      f"open {url}/#token={token} to let the page enrich, roll back and save settings")
+    else:
+        console.print(f"writes (enrichment, rollback, settings) need the token in {token_path}")
+    if not is_loopback(host):
+        console.print(f"[yellow]bound to {host}: reachable from the network; every API call needs the token[/yellow]")
+    advertise(cfg.paths.root, url)
+    try:
+        # Connections beyond the queue are refused at once by uvicorn too, never left to pile up.
+        uvicorn.run(application, host=host, port=port, log_level="warning",
+                    limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8)
+    finally:
+        withdraw(cfg.paths.root)
 
 
 @app.command("eval")

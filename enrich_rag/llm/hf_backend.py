@@ -10,6 +10,7 @@ import copy
 import math
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Sequence
 
@@ -18,6 +19,7 @@ from enrich_rag.llm.base import Generation, cut_at_stop
 from enrich_rag.llm.prompts import Prompt, as_messages, as_text
 from enrich_rag.storage.atomic import atomic_directory
 
+MAX_CACHED_FAMILIES = 8  # answer, expansion, judge, extraction ... prompts
 MIN_SHARED_PREFIX = 32
 
 
@@ -71,7 +73,9 @@ class HFCausalLM:
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self._pad_id = pad
         self._stop_ids: dict[tuple[str, ...], list[int]] = {}
-        self._caches: dict[tuple[int, ...], tuple[list[int], object]] = {}  # prompt family -> (ids, KV cache)
+        # prompt family -> (ids, KV cache), the most recently used MAX_CACHED_FAMILIES: a server asking
+        # for ever new prefixes must not keep a KV cache for each.
+        self._caches: OrderedDict[tuple[int, ...], tuple[list[int], object]] = OrderedDict()
         # One model, one forward pass at a time: concurrent questions in a process queue here.
         self._lock = threading.Lock()
 
@@ -132,8 +136,11 @@ class HFCausalLM:
             new_tokens = out.sequences[0, len(ids):].tolist()
             if out.past_key_values is not None and out.past_key_values.get_seq_length() <= len(ids) + len(new_tokens):
                 # One cache per prompt family (answer, expansion), keyed by the opening tokens.
-                self._caches[tuple(ids[:MIN_SHARED_PREFIX])] = (
-                    (ids + new_tokens)[: out.past_key_values.get_seq_length()], out.past_key_values)
+                family = tuple(ids[:MIN_SHARED_PREFIX])
+                self._caches[family] = ((ids + new_tokens)[: out.past_key_values.get_seq_length()], out.past_key_values)
+                self._caches.move_to_end(family)
+                while len(self._caches) > MAX_CACHED_FAMILIES:
+                    self._caches.popitem(last=False)
         logprobs = [torch.log_softmax(step[0].float(), dim=-1)[tok].item() for step, tok in zip(out.logits, new_tokens)]
         # Keep the tokens up to the first stop string, and exactly their log-probs.
         kept, text = 0, ""

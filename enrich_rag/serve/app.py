@@ -1,19 +1,20 @@
 """The HTTP API and the single page: ask, see the answer, its passages, the subgraph and the trace.
 
-One `Resources` (graph store, indexes, LLM) serves every request; questions run on a bounded pool of
-`serve.workers` threads, and the agent's own locks keep the LLM, the indexes and graph writes safe.
-Every request is bounded: bodies over `serve.max_body_bytes` are refused before they are read, and a
-question past `serve.query_timeout_s` (or whose client went away) is answered 504 and stops before its
-next tool, freeing its worker. Errors come back with one line naming the problem.
+One `Resources` (graph store, indexes, LLM) serves every request. Questions wait in one bounded FIFO
+line in front of the reader (`admission.py`): one that could not be answered within
+`serve.query_timeout_s` (waiting and running) is refused at once with 503 and `Retry-After`; one past
+its limit (or whose client went away) is answered 504 and stops before its next tool. Reads are open
+on loopback; writes need the token (`access.py`), and the Host header must name this server. Bodies
+over `serve.max_body_bytes` are refused before they are read. Errors are one line naming the problem.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from enrich_rag.agent.trace import QueryStopped
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve import settings as settings_io
+from enrich_rag.serve.access import TOKEN_FILE, Access, host_name, load_or_create_token
+from enrich_rag.serve.admission import Admission, Busy, Ticket
 from enrich_rag.serve.conversation import Conversations, Turn, resolve_followup
 
 STATIC = Path(__file__).parent / "static"
@@ -54,6 +57,17 @@ def _one_line(exc: RequestValidationError) -> str:
 
 class _BodyTooLarge(Exception):
     pass
+
+
+class NotAuthorised(Exception):
+    pass
+
+
+def rss_mb() -> dict[str, float]:
+    import psutil
+
+    process = psutil.Process()
+    return {"rss_mb": round(process.memory_info().rss / 2**20, 1)}
 
 
 async def _refuse(send, status: int, message: str) -> None:
@@ -104,15 +118,22 @@ class BodyLimit:
                 await _refuse(send, 413, message)
 
 
-def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
+def create_app(config: Config, resources: Resources | None = None, host: str = "127.0.0.1",
+               allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
+    """`host`: the address the server is bound to (Host headers are held to it); `allowed_hosts`: more
+    names it may be reached by."""
     resources = resources or Resources(config)
     resources.writer.reconcile()
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
     state: dict[str, Any] = {"overlay": settings_io.load(settings_path)}
     lock = threading.Lock()
     conversations = Conversations()
-    workers = ThreadPoolExecutor(max_workers=config.serve.workers, thread_name_prefix="query")
-    limit_s = config.serve.query_timeout_s
+    serve = config.serve
+    admission = Admission(serve.workers, serve.queue_size, serve.expected_question_s)
+    token_path = Path(config.paths.root) / TOKEN_FILE
+    token, token_created = load_or_create_token(token_path)
+    access = Access(token, host, allowed_hosts)
+    limit_s = serve.query_timeout_s
 
     def agent() -> Agent:
         effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, state["overlay"])))
@@ -122,12 +143,30 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
         return {"settings": settings_io.effective(config, state["overlay"]), "overlay": state["overlay"],
                 "overlay_file": str(settings_path)}
 
+    def require_token(http: Request, what: str) -> None:
+        if not access.authorised(http.headers):
+            raise NotAuthorised(f"{what} needs the write token (Authorization: Bearer <token from {token_path}>)")
+
     app = FastAPI(title="EnrichRAG", version="0.1.0",
                   description="Ask questions over your documents; answers come with passages, subgraph and trace.")
+
+    @app.middleware("http")
+    async def checked_host(http: Request, call_next):
+        if not access.host_allowed(http.headers.get("host", "")):
+            name = host_name(http.headers.get("host", ""))
+            return JSONResponse({"error": f"Host '{name[:80]}' is not this server's address"}, status_code=400)
+        if access.reads_need_token and http.url.path.startswith("/api/") and not access.authorised(http.headers):
+            return JSONResponse({"error": "this server is bound to a non-loopback address: every API call needs the token"},
+                                status_code=401)
+        return await call_next(http)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": _one_line(exc)}, status_code=400)
+
+    @app.exception_handler(NotAuthorised)
+    async def unauthorised(_: Request, exc: NotAuthorised) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=401)
 
     @app.exception_handler(QueryStopped)
     async def stopped(_: Request, exc: QueryStopped) -> JSONResponse:
@@ -137,10 +176,15 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
     async def refused(_: Request, exc: EnrichRagError) -> JSONResponse:
         return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
 
-    def answer(request: QueryRequest, should_stop) -> dict[str, Any]:
+    def answer(request: QueryRequest, allow_enrich: bool | None, ticket: Ticket) -> dict[str, Any]:
+        def should_stop() -> str | None:
+            if ticket.cancelled.is_set():
+                return "the client disconnected"
+            return f"over the {limit_s:g} s time limit" if time.monotonic() > ticket.deadline else None
+
         previous = conversations.last(request.conversation_id)
         asked = resolve_followup(request.question, previous)
-        answer = agent().answer(asked, allow_enrich=request.allow_enrich, should_stop=should_stop)
+        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
         entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
         conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))
@@ -148,27 +192,39 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
 
     @app.post("/api/query")
     async def query(request: QueryRequest, http: Request) -> Any:
-        deadline = time.monotonic() + limit_s  # counted from arrival: waiting for a worker counts too
-        gone = threading.Event()
-
-        def should_stop() -> str | None:
-            if gone.is_set():
-                return "the client disconnected"
-            return f"over the {limit_s:g} s time limit" if time.monotonic() > deadline else None
-
-        job = asyncio.get_running_loop().run_in_executor(workers, answer, request, should_stop)
+        allow_enrich = request.allow_enrich
+        if not access.authorised(http.headers):
+            if allow_enrich:
+                require_token(http, "enrichment (allow_enrich)")
+            allow_enrich = False  # read-only without the token
+        try:
+            ticket = admission.submit(lambda t: answer(request, allow_enrich, t), limit_s)
+        except Busy as busy:
+            return JSONResponse({"error": f"busy: {busy}; retry in {math.ceil(busy.retry_after_s)} s",
+                                 "retry_after_s": math.ceil(busy.retry_after_s)}, status_code=503,
+                                headers={"Retry-After": str(math.ceil(busy.retry_after_s))})
+        job = asyncio.wrap_future(ticket.future)
         job.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
         while not job.done():
             await asyncio.wait({job}, timeout=0.25)
             if job.done():
                 break
             if await http.is_disconnected():
-                gone.set()
-                return JSONResponse({"error": "client disconnected"}, status_code=499)
-            if time.monotonic() > deadline:
+                ticket.cancelled.set()
+                return JSONResponse({"error": "client disconnected", "timing": ticket.timing()}, status_code=499)
+            if time.monotonic() > ticket.deadline:
+                ticket.cancelled.set()
                 return JSONResponse({"error": f"question over the {limit_s:g} s time limit (serve.query_timeout_s); "
-                                              "it stops before its next step"}, status_code=504)
-        return job.result()
+                                              "it stops before its next step", "timing": ticket.timing()}, status_code=504)
+        try:
+            return job.result() | {"timing": ticket.timing(), "read_only": not access.authorised(http.headers)}
+        except QueryStopped as exc:
+            return JSONResponse({"error": str(exc).splitlines()[0], "timing": ticket.timing()}, status_code=504)
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        """The reader's line (queued, running, mean seconds per question) and this process's memory."""
+        return {"status": "ok", "time_limit_s": limit_s} | admission.health() | rss_mb()
 
     @app.get("/api/settings")
     def get_settings() -> dict[str, Any]:
@@ -176,8 +232,9 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
         return settings_view()
 
     @app.post("/api/settings")
-    def set_settings(update: dict[str, Any]) -> dict[str, Any]:
-        """Any subset of the page's settings, checked by the config's rules; saved as the overlay."""
+    def set_settings(update: dict[str, Any], http: Request) -> dict[str, Any]:
+        """Any subset of the page's settings, checked by the config's rules; saved as the overlay (needs the token)."""
+        require_token(http, "changing the settings")
         with lock:
             checked = settings_io.check(update)
             overlay = {s: state["overlay"].get(s, {}) | checked.get(s, {}) for s in {*state["overlay"], *checked}}
@@ -186,8 +243,9 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
         return settings_view()
 
     @app.delete("/api/settings")
-    def reset_settings() -> dict[str, Any]:
-        """Drop the overlay: questions run with params.yaml again."""
+    def reset_settings(http: Request) -> dict[str, Any]:
+        """Drop the overlay: questions run with params.yaml again (needs the token)."""
+        require_token(http, "resetting the settings")
         with lock:
             settings_io.save(settings_path, {})
             state["overlay"] = {}
@@ -202,7 +260,8 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
         return resources.writer.partitions()
 
     @app.post("/api/graph/rollback")
-    def graph_rollback(request: RollbackRequest) -> dict[str, Any]:
+    def graph_rollback(request: RollbackRequest, http: Request) -> dict[str, Any]:
+        require_token(http, "rollback")
         return resources.writer.rollback(request.partition)
 
     @app.get("/api/chunk/{chunk_id}")
@@ -218,5 +277,6 @@ def create_app(config: Config, resources: Resources | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(BodyLimit, max_bytes=config.serve.max_body_bytes)
-    app.state.workers = workers
+    app.state.admission, app.state.token_created, app.state.token_path = admission, token_created, token_path
+    app.router.on_shutdown.append(admission.close)
     return app

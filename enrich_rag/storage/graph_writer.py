@@ -197,8 +197,9 @@ class GraphWriter:
         return len(ids)
 
     def repair(self) -> dict[str, str]:
-        """Damaged partitions come back from the DVC cache when it has them; otherwise an enrichment
-        is rolled back (a damaged seed needs `dvc repro`). Returns what was done per partition."""
+        """Damaged or lost partitions come back from the DVC cache when it has them; otherwise a damaged
+        enrichment is rolled back and a lost one's records dropped (a damaged seed needs `dvc repro`).
+        Returns what was done per partition."""
         actions: dict[str, str] = {}
         with self.lock:
             for partition in self.store.quarantined():
@@ -209,6 +210,13 @@ class GraphWriter:
                 else:
                     self._rollback(partition, "damaged, no DVC copy")
                     actions[partition] = "removed with its index rows (no DVC copy)"
+            for partition in self.unbacked_records():  # committed once (a record comes last), then lost on disk
+                if self.dvc.exists() and self.dvc.restore(self._tracked([partition])):
+                    actions[partition] = "missing on disk: restored from the DVC cache"
+                else:
+                    for path in self._tracked([partition]):
+                        self.dvc.forget(path)
+                    actions[partition] = "missing on disk, no DVC copy: its records dropped"
             if actions:
                 self.reconcile(force_record=True)
         return actions
@@ -284,12 +292,17 @@ class GraphWriter:
             problems.append("dvc records stale")
         pending = self.pending_rollbacks()
         if pending:
-            problems.append(f"rollbacks cut short: {pending} (reconcile finishes them)")
-        recorded = {p.name[len("partition="):-len(".dvc")] for t in TABLES for p in (self.root / t).glob("partition=*.dvc")}
-        unbacked = sorted(recorded - set(committed))
+            problems.append(f"rollbacks cut short: {pending} (`enrich-rag graph verify --repair` finishes removing them)")
+        unbacked = self.unbacked_records()
         if unbacked:
-            problems.append(f"dvc records of partitions not on disk: {unbacked} (`dvc checkout` restores them)")
+            problems.append(f"dvc records of partitions not on disk: {unbacked} (`enrich-rag graph verify --repair` "
+                            "restores them from the DVC cache, or drops the records when it has no copy)")
         return problems
+
+    def unbacked_records(self) -> list[str]:
+        """Partitions DVC records but the disk lacks, other than those a rollback is removing."""
+        recorded = {p.name[len("partition="):-len(".dvc")] for t in TABLES for p in (self.root / t).glob("partition=*.dvc")}
+        return sorted(recorded - set(committed_partitions(self.root)) - set(self.pending_rollbacks()))
 
     def partitions(self) -> list[dict[str, Any]]:
         """Committed partitions with counts and how DVC versions each (seed: stage output)."""

@@ -1,5 +1,7 @@
 """Every endpoint through FastAPI's TestClient on the small built graph, with the real embedded LLM."""
 
+from pathlib import Path
+
 import pytest
 import yaml
 from fastapi.testclient import TestClient
@@ -8,11 +10,21 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.serve.app import create_app
 
 
+LOCAL = "http://127.0.0.1:8000"  # the Host the server is bound to (TestClient's own "testserver" is refused)
+
+
+def _authorised(client: TestClient) -> TestClient:
+    token = client.app.state.token_path.read_text().strip()
+    client.headers["Authorization"] = f"Bearer {token}"
+    return client
+
+
 @pytest.fixture
 def client(gap_config, embedded_llm, spacy_extractor):
+    """A client holding the write token."""
     resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with TestClient(create_app(gap_config, resources)) as client:
-        yield client
+    with TestClient(create_app(gap_config, resources), base_url=LOCAL) as client:
+        yield _authorised(client)
     resources.close()
 
 
@@ -101,10 +113,11 @@ def test_openapi_schema_and_page(client):
     assert client.get("/static/vendor/cytoscape.min.js").status_code == 200
 
 
-def _client_with(config, resources, **serve):
+def _client_with(config, resources, host="127.0.0.1", **serve):
     import dataclasses
 
-    return TestClient(create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), resources))
+    app = create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), resources, host=host)
+    return TestClient(app, base_url=LOCAL)
 
 
 def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
@@ -116,16 +129,17 @@ def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
         chunked = client.post("/api/query", content=iter([b'{"question": "', b"y" * 8192, b'"}']),
                               headers={"content-type": "application/json"})
         assert chunked.status_code == 413  # no declared length: cut off once past the limit
-        assert client.post("/api/settings", json={"k": 2}).status_code == 200  # small bodies still pass
+        assert _authorised(client).post("/api/settings", json={"k": 2}).status_code == 200  # small bodies still pass
 
 
 def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config, embedded_llm, spacy_extractor):
     resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with _client_with(gap_config, resources, query_timeout_s=0.3, workers=1) as client:
+    with _client_with(gap_config, resources, query_timeout_s=0.3, workers=1, expected_question_s=0.1) as client:
         response = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
         assert response.status_code == 504 and "0.3 s time limit" in response.json()["error"]
+        assert set(response.json()["timing"]) == {"waited_s", "ran_s"}
         # The one worker is free again within one tool's time: the question stopped, it did not run on.
-        client.app.state.workers.submit(lambda: None).result(timeout=20)
+        client.app.state.admission.submit(lambda ticket: None, 60).future.result(timeout=20)
 
 
 def test_page_settings_cannot_exceed_what_one_question_can_afford(client):
@@ -148,3 +162,60 @@ def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extracto
         with pytest.raises(ConfigError, match=message) as error:
             create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
         assert "\n" not in str(error.value) and "fix or delete the file" in str(error.value)
+
+
+def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedded_llm, spacy_extractor):
+    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, resources) as client:
+        token_file = client.app.state.token_path
+        assert token_file.stat().st_mode & 0o777 == 0o600  # readable by the user alone
+        for call in (lambda: client.post("/api/graph/rollback", json={"partition": "enrich-x"}),
+                     lambda: client.post("/api/settings", json={"k": 3}), lambda: client.delete("/api/settings"),
+                     lambda: client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True})):
+            response = call()
+            assert response.status_code == 401 and "needs the write token" in response.json()["error"]
+        assert client.get("/api/settings").json()["overlay"] == {}
+        assert not any(Path(gap_config.paths.graph, "nodes").glob("partition=enrich-*"))
+        # Reading needs no token on loopback, and never enriches without it.
+        read = client.post("/api/query", json={"question": "Who directed Inception?"})
+        assert read.status_code == 200 and read.json()["read_only"] is True
+        assert "EnrichGraph" not in {s["tool"] for s in read.json()["trace"]["steps"]}
+        client.headers["Authorization"] = "Bearer wrong"
+        assert client.post("/api/settings", json={"k": 3}).status_code == 401
+        assert _authorised(client).post("/api/settings", json={"k": 3}).status_code == 200
+
+
+def test_a_foreign_host_is_refused_and_a_public_bind_needs_the_token_for_reads(gap_config, spacy_extractor):
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, resources) as client:
+        assert client.get("/api/health").status_code == 200
+        assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
+        rebound = client.get("/api/graph/stats", headers={"host": "attacker.example:8000"})
+        assert rebound.status_code == 400 and "Host 'attacker.example' is not this server" in rebound.json()["error"]
+    with _client_with(gap_config, resources, host="0.0.0.0") as client:
+        refused = client.get("/api/graph/stats")
+        assert refused.status_code == 401 and "non-loopback" in refused.json()["error"]
+        assert client.get("/").status_code == 200  # the page itself; it sends the token it was opened with
+        assert _authorised(client).get("/api/graph/stats").status_code == 200
+
+
+def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_extractor):
+    import threading
+    import time
+
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, resources, workers=1, queue_size=1, expected_question_s=5, query_timeout_s=60) as client:
+        admission, release = client.app.state.admission, threading.Event()
+        running = admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy ...
+        while not admission.health()["running"]:
+            time.sleep(0.01)
+        waiting = admission.submit(lambda ticket: None, 60)  # ... and the line is full
+        start = time.perf_counter()
+        response = client.post("/api/query", json={"question": "Who directed Inception?"})
+        elapsed = time.perf_counter() - start
+        assert response.status_code == 503 and elapsed < 0.1, elapsed
+        assert int(response.headers["Retry-After"]) >= 1 and "questions are waiting" in response.json()["error"]
+        health = client.get("/api/health").json()
+        assert health["queued"] == 1 and health["running"] == 1 and health["refused"] == 1 and health["rss_mb"] > 0
+        release.set()
+        running.future.result(timeout=10), waiting.future.result(timeout=10)

@@ -11,9 +11,19 @@ function text(tag, content, cls) {
   return el;
 }
 
+// Writes (enrichment, rollback, settings) need the server's token: opened once as /#token=..., kept
+// in this browser's storage, and taken out of the address bar.
+const tokenInUrl = new URLSearchParams(location.hash.slice(1)).get("token");
+if (tokenInUrl) {
+  localStorage.setItem("enrichrag-token", tokenInUrl);
+  history.replaceState(null, "", location.pathname);
+}
+const token = localStorage.getItem("enrichrag-token");
+
 async function api(path, body, method) {
-  const response = await fetch(path, body === undefined ? {method: method || "GET"} : {
-    method: method || "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  const headers = token ? {Authorization: `Bearer ${token}`} : {};
+  const response = await fetch(path, body === undefined ? {method: method || "GET", headers} : {
+    method: method || "POST", headers: {...headers, "Content-Type": "application/json"}, body: JSON.stringify(body),
   });
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -31,7 +41,9 @@ async function loadSettings() {
 
 // The saved page settings are an overlay on params.yaml: always shown, one click to drop.
 function showSettings(view) {
-  $("allow-enrich").checked = view.settings.allow_enrich;
+  $("allow-enrich").checked = Boolean(token) && view.settings.allow_enrich;
+  $("allow-enrich").disabled = !token;
+  $("allow-enrich").title = token ? "" : "read-only: open the address the server printed (with #token=...) to enrich";
   const saved = Object.entries(view.overlay).flatMap(([s, kv]) => Object.entries(kv).map(([k, v]) => `${s}.${k}=${v}`));
   $("overlay").textContent = saved.length ? `page settings over params.yaml: ${saved.join(", ")}` : "params.yaml settings";
   $("overlay-reset").hidden = !saved.length;

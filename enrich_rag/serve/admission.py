@@ -1,0 +1,125 @@
+"""Admission control in front of the reader: one bounded FIFO queue, refusals that come at once.
+
+The reader (one llama.cpp model on a few cores) is one resource: questions that run side by side only
+share it and all finish late, so they wait in line and run `workers` at a time, in arrival order. A
+question whose expected wait (the line ahead of it x the measured time per question) leaves no room to
+answer within its limit is refused at once with a retry time, never after a long wait; one whose client
+left or whose limit passed while it waited is dropped before it runs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+EWMA = 0.3  # weight of the newest question's time in the running mean
+
+
+class Busy(Exception):
+    """Refused at admission; `retry_after_s` is when the line should have room again."""
+
+    def __init__(self, message: str, retry_after_s: float):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+@dataclass
+class Ticket:
+    job: Callable[["Ticket"], Any]
+    deadline: float  # monotonic; waiting and running both count
+    arrived: float = field(default_factory=time.monotonic)
+    started: float | None = None
+    finished: float | None = None
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    future: Future = field(default_factory=Future)
+
+    def timing(self) -> dict[str, float]:
+        """Seconds spent waiting in line and running, reported apart."""
+        now = time.monotonic()
+        start = self.started if self.started is not None else now
+        return {"waited_s": round(start - self.arrived, 3),
+                "ran_s": round((self.finished or now) - start, 3) if self.started is not None else 0.0}
+
+
+class Admission:
+    def __init__(self, workers: int, queue_size: int, initial_question_s: float):
+        self.workers, self.queue_size = workers, queue_size
+        self.mean_s = initial_question_s  # until a question has been timed here
+        self.timed = self.dropped = self.refused = 0
+        self._line: deque[Ticket] = deque()
+        self._running = 0
+        self._ready = threading.Condition()
+        self._threads = [threading.Thread(target=self._serve, name=f"reader-{i}", daemon=True) for i in range(workers)]
+        self._closed = False
+        for thread in self._threads:
+            thread.start()
+
+    def _expected_wait_s(self) -> float:
+        """Until a question admitted now would start: the questions ahead, shared by the workers (lock held)."""
+        ahead = len(self._line) + self._running
+        return max(0, ahead - self.workers + 1) / self.workers * self.mean_s
+
+    def submit(self, job: Callable[[Ticket], Any], limit_s: float) -> Ticket:
+        """Queue `job` (called with its ticket) or raise Busy at once."""
+        with self._ready:
+            wait = self._expected_wait_s()
+            if len(self._line) >= self.queue_size:
+                self.refused += 1
+                raise Busy(f"{len(self._line)} questions are waiting (serve.queue_size)", max(1.0, wait))
+            if wait + self.mean_s > limit_s:
+                self.refused += 1
+                raise Busy(f"expected wait {wait:.0f} s + {self.mean_s:.0f} s to answer is over the {limit_s:g} s limit",
+                           max(1.0, wait + self.mean_s - limit_s))
+            ticket = Ticket(job, time.monotonic() + limit_s)
+            self._line.append(ticket)
+            self._ready.notify()
+        return ticket
+
+    def _next(self) -> Ticket | None:
+        with self._ready:
+            while True:
+                while self._line:
+                    ticket = self._line.popleft()
+                    if ticket.cancelled.is_set() or time.monotonic() > ticket.deadline:
+                        self.dropped += 1  # nobody waits for it any more: it never runs
+                        ticket.future.cancel()
+                        continue
+                    self._running += 1
+                    return ticket
+                if self._closed:
+                    return None
+                self._ready.wait()
+
+    def _serve(self) -> None:
+        while (ticket := self._next()) is not None:
+            ticket.started = time.monotonic()
+            try:
+                if ticket.future.set_running_or_notify_cancel():
+                    ticket.future.set_result(ticket.job(ticket))
+            except BaseException as exc:  # the caller's future carries it; this worker serves the next one
+                ticket.future.set_exception(exc)
+            finally:
+                ticket.finished = time.monotonic()
+                with self._ready:
+                    self._running -= 1
+                    if not ticket.cancelled.is_set():  # a stopped question's time says nothing about the next one
+                        self.mean_s = (1 - EWMA) * self.mean_s + EWMA * (ticket.finished - ticket.started)
+                        self.timed += 1
+
+    def health(self) -> dict[str, Any]:
+        with self._ready:
+            return {"queued": len(self._line), "running": self._running, "workers": self.workers,
+                    "expected_wait_s": round(self._expected_wait_s(), 3),
+                    "queue_size": self.queue_size, "mean_question_s": round(self.mean_s, 3),
+                    "questions_timed": self.timed, "dropped_before_running": self.dropped, "refused": self.refused}
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            for ticket in self._line:
+                ticket.cancelled.set()
+            self._ready.notify_all()

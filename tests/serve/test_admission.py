@@ -1,0 +1,70 @@
+"""The reader's line on its own: plain threads and events, no model (the API tests use it with one)."""
+
+import threading
+import time
+
+import pytest
+
+from enrich_rag.serve.admission import Admission, Busy
+
+
+def test_questions_run_in_arrival_order_one_at_a_time():
+    admission, order, inside = Admission(1, 10, 1.0), [], []
+
+    def job(n):
+        def run(ticket):
+            inside.append(n)
+            assert len(inside) - len(order) == 1  # nobody else is running
+            time.sleep(0.02)
+            order.append(n)
+            return n
+        return run
+
+    tickets = [admission.submit(job(n), 60) for n in range(5)]
+    assert [t.future.result(timeout=10) for t in tickets] == list(range(5)) and order == list(range(5))
+    assert all(t.timing()["waited_s"] >= 0 and t.timing()["ran_s"] > 0 for t in tickets)
+    assert tickets[-1].timing()["waited_s"] > tickets[0].timing()["waited_s"]
+    assert 0.01 < admission.health()["mean_question_s"] < 1.0  # measured, moving from the initial guess
+    admission.close()
+
+
+def test_an_expected_wait_past_the_limit_is_refused_before_queueing():
+    admission, release = Admission(1, 100, 10.0), threading.Event()
+    admission.submit(lambda t: release.wait(10), 60)
+    for _ in range(4):
+        admission.submit(lambda t: None, 60)
+    # One running and four waiting at 10 s each, then 10 s of its own: 60 s > 45 s.
+    with pytest.raises(Busy, match="expected wait 50 s") as busy:
+        admission.submit(lambda t: None, 45)
+    assert busy.value.retry_after_s == pytest.approx(15.0)
+    admission.submit(lambda t: None, 60)  # a limit that covers it still fits
+    release.set()
+    admission.close()
+
+
+def test_a_question_given_up_while_waiting_never_runs():
+    admission, release, ran = Admission(1, 10, 0.001), threading.Event(), []  # expected to be quick: admitted
+    first = admission.submit(lambda t: release.wait(10), 60)
+    gone = admission.submit(lambda t: ran.append("gone"), 60)
+    late = admission.submit(lambda t: ran.append("late"), 0.05)
+    kept = admission.submit(lambda t: ran.append("kept"), 60)
+    gone.cancelled.set()  # its client disconnected
+    time.sleep(0.1)  # `late` passed its limit in the line
+    release.set()
+    kept.future.result(timeout=10)
+    assert ran == ["kept"] and gone.future.cancelled() and late.future.cancelled()
+    assert admission.health()["dropped_before_running"] == 2 and first.future.done()
+    admission.close()
+
+
+def test_a_failing_question_does_not_stop_the_line():
+    admission = Admission(1, 10, 1.0)
+
+    def boom(ticket):
+        raise ValueError("bad")
+
+    failed, after = admission.submit(boom, 60), admission.submit(lambda t: "ok", 60)
+    with pytest.raises(ValueError):
+        failed.future.result(timeout=10)
+    assert after.future.result(timeout=10) == "ok"
+    admission.close()
