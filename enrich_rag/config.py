@@ -67,9 +67,13 @@ class ExtractionConfig:
 
 @dataclass(frozen=True)
 class LLMConfig:
-    backend: str = choice("llamacpp", "embedded", "hf", "openai")  # llamacpp (a GGUF on llama.cpp) | embedded (Gemma 3 270M, transformers) | hf (name or folder) | openai (HTTP server)
-    model: str = ""  # llamacpp: a shipped name (llm/models.py; "" = the default reader) or a GGUF path; hf: hub name or folder; openai: the server's model name
-    prompts: str = choice("auto", "completion", "chat")  # auto: chat turns for instruct models and chat endpoints, few-shot completion for base models
+    # llamacpp (a GGUF on llama.cpp) | embedded (Gemma 3 270M, transformers) | hf (name or folder) | openai (HTTP server)
+    backend: str = choice("llamacpp", "embedded", "hf", "openai")
+    # llamacpp: a shipped name (llm/models.py; "" = the default reader) or a GGUF path; hf: hub name or folder;
+    # openai: the server's model name
+    model: str = ""
+    # auto: chat turns for instruct models and chat endpoints, few-shot completion for base models
+    prompts: str = choice("auto", "completion", "chat")
     gguf_file: str = ""  # hf: a GGUF file name inside `model` (a folder)
     base_url: str = "http://127.0.0.1:8080/v1"
     endpoint: str = choice("completions", "chat")  # openai: chat for servers that only offer chat completions
@@ -129,7 +133,8 @@ class EvidenceConfig:
     graph: bool = True  # PageRank passages join entity-first's candidates (off: the ef_no_graph ablation)
     candidates: int = bounded(10, ge=1, le=200)  # passages PageRank hands on (and entity-first's top-K)
     k: int = bounded(2, ge=1, le=20)  # passages read in the first iteration (entity-first: the fixed budget)
-    rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")  # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
+    # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
+    rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")
     micro_queries: bool = True  # search for missing entities / bridges and swap them in
     bridges: bool = True  # look for intermediate entities in the evidence
     max_bridges: int = bounded(3, ge=0, le=20)
@@ -260,7 +265,7 @@ class Config:
     paths: PathsConfig = field(default_factory=PathsConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
-    def with_root(self, root: Path) -> "Config":
+    def with_root(self, root: Path) -> Config:
         """Resolve every relative path against `root`, so a config works from any cwd."""
         resolved = {
             f.name: resolve_path(getattr(self.paths, f.name), root)

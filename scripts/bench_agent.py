@@ -28,8 +28,8 @@ from tqdm import tqdm
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import load_config
-from enrich_rag.llm.models import model_name
 from enrich_rag.index.embeddings import build_index, open_index
+from enrich_rag.llm.models import model_name
 from enrich_rag.storage.passages import read_passages
 from enrich_rag.storage.workspace import remove_seed_facts, writable_copy
 

@@ -19,8 +19,8 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pyarrow.parquet as pq
 from rich.console import Console

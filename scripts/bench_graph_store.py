@@ -91,7 +91,8 @@ def bundled_graph_rank(params: Path, questions: int) -> dict:
         times.append((time.perf_counter() - t0) * 1000)
     counts = resources.store.counts()
     resources.close()
-    return {"bundled_nodes": counts["nodes"], "bundled_edges": counts["edges"], "bundled_graph_rank_p50_ms": round(statistics.median(times), 1),
+    return {"bundled_nodes": counts["nodes"], "bundled_edges": counts["edges"],
+            "bundled_graph_rank_p50_ms": round(statistics.median(times), 1),
             "bundled_graph_rank_p95_ms": round(float(np.percentile(times, 95)), 1), "bundled_target_ms": 150}
 
 

@@ -16,7 +16,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
 from rich.console import Console
 from rich.table import Table
 from scipy.stats import spearmanr
@@ -76,7 +75,8 @@ def main() -> None:
     args = parser.parse_args()
     real, synthetic = (json.loads((Path(p) / "metrics.json").read_text()) for p in (args.real, args.synthetic))
     shared = [m for m in real["methods"] if m in synthetic["methods"]]
-    result = {"real": args.real, "synthetic": args.synthetic, "reader": real.get("llm_model", real.get("llm")), "methods": shared, "metrics": {}}
+    result = {"real": args.real, "synthetic": args.synthetic, "reader": real.get("llm_model", real.get("llm")),
+              "methods": shared, "metrics": {}}
     table = Table(title=f"method rankings, real vs synthetic ({len(shared)} methods, reader {result['reader']})")
     for column in ("metric", "real ranking (best first; = a tie within the paired interval)", "synthetic ranking",
                    "Spearman rho", "95% bootstrap"):

@@ -19,7 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 from enrich_rag.eval.runner import RUNTIME_ONLY, RUNTIME_ONLY_LLM, read_predictions
-from enrich_rag.eval.stats import compare as paired, with_ci
+from enrich_rag.eval.stats import compare as paired
+from enrich_rag.eval.stats import with_ci
 
 # What may differ between the two runs: the reader, and what no answer depends on (the run fingerprint's list).
 READER = ("model", "backend", "gguf_file", "prompts")

@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from sandbox import build_sandbox, sandbox_params, sandbox_questions
 
 from enrich_rag.config import load_config
 from enrich_rag.serve.settings import WEB_MAXIMA
-from sandbox import build_sandbox, sandbox_params, sandbox_questions
 
 HOST = "127.0.0.1"
 

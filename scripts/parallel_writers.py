@@ -21,9 +21,9 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from sandbox import build_sandbox, sandbox_params
 
 from enrich_rag.config import load_config
-from sandbox import build_sandbox, sandbox_params
 
 
 def _state(params: Path) -> tuple[list[str], list[str]]:

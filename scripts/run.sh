@@ -31,10 +31,12 @@ case "$mode" in
     enrich-rag demo     # the first question also joins the reader's GGUF from its part packages (once)
     ;;
   test)
+    ruff check .        # lint and import order ([tool.ruff] in pyproject.toml)
     python -m pytest -q
     ;;
   fast)
-    python -m pytest -q -m "not slow"
+    ruff check .
+    python -m pytest -q -m "not slow" --durations=10
     ;;
   *)
     echo "usage: scripts/run.sh [demo|test|fast]" >&2

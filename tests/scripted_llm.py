@@ -8,7 +8,7 @@ embedded Gemma model in the tests marked `slow`.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from enrich_rag.llm.base import Generation
 from enrich_rag.llm.prompts import as_text

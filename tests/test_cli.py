@@ -1,7 +1,6 @@
 import json
 
 import pytest
-
 from typer.testing import CliRunner
 
 from enrich_rag.cli.main import app

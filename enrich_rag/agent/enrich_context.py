@@ -20,8 +20,9 @@ already read, in its order, and appends: the prompt extends and llama.cpp's cach
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from enrich_rag.agent.pcst import solve_pcst
 from enrich_rag.agent.sufficiency import Evidence

@@ -14,8 +14,9 @@ import hashlib
 import random
 import re
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extractor

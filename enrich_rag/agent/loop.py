@@ -17,14 +17,26 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, ENRICH, UNDER_THRESHOLD, Evidence,
-                                          Sufficiency, analyze_decide, check_sufficiency, converged, evidence_text)
+from enrich_rag.agent.sufficiency import (
+    ANSWER,
+    ANSWER_UNSURE,
+    CONVERGED,
+    ENRICH,
+    UNDER_THRESHOLD,
+    Evidence,
+    Sufficiency,
+    analyze_decide,
+    check_sufficiency,
+    converged,
+    evidence_text,
+)
 from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
@@ -52,7 +64,7 @@ class Citation:
     partition: str
 
     @classmethod
-    def of(cls, source: Evidence) -> "Citation":
+    def of(cls, source: Evidence) -> Citation:
         if isinstance(source, Passage):
             return cls(source.id, source.doc_id, source.content, source.title, source.partition)
         return cls(source.chunk_id, source.doc_id, source.evidence, source.triple, source.partition)
@@ -79,7 +91,7 @@ class Answer:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Answer":
+    def from_dict(cls, data: dict[str, Any]) -> Answer:
         """An answer a server sent back (`enrich-rag query` against a running server)."""
         perplexity = data.get("perplexity")
         return cls(data["question"], data["answer"], math.inf if perplexity is None else float(perplexity),

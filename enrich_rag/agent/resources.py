@@ -9,7 +9,8 @@ pieces they use, never this bag.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
@@ -19,7 +20,6 @@ from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
-
 
 MAX_RERANKERS = 4
 

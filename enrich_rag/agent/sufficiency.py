@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import answer_prompt
@@ -17,7 +17,7 @@ from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 
 # What the reader is shown: whole passages, and the evidence tree's facts as one-line facts.
-Evidence = Union[Passage, Edge]
+Evidence = Passage | Edge
 
 COPY_WORDS = 5  # an answer this long that starts an evidence line word for word was copied
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from enrich_rag.errors import EnrichRagError
 
@@ -53,7 +54,7 @@ class Trace:
         return {k: v for k, v in asdict(self).items() if k != "should_stop"}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
         return cls(data["question"], [Step(**s) for s in data.get("steps", [])], list(data.get("partitions_written", [])),
                    float(data.get("seconds", 0.0)))
 

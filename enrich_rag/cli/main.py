@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -27,11 +27,11 @@ app.add_typer(testset_app, name="testset")
 console = Console(stderr=True)
 
 ParamsOption = Annotated[Path, typer.Option("--params", help="params.yaml of the project")]
-OverlayOption = Annotated[Optional[Path], typer.Option("--config", help="configs/<name>.yaml overlay")]
+OverlayOption = Annotated[Path | None, typer.Option("--config", help="configs/<name>.yaml overlay")]
 JsonOption = Annotated[bool, typer.Option("--json", help="print JSON on stdout")]
 
 
-def _config(params: Path, overlay: Optional[Path]) -> Config:
+def _config(params: Path, overlay: Path | None) -> Config:
     try:
         return load_config(params, overlay)
     except EnrichRagError as exc:
@@ -92,7 +92,7 @@ def _resources(cfg: Config):
     resources = Resources(cfg)
     try:
         report = resources.writer.reconcile()
-    except (OSError, EnrichRagError) as exc:
+    except OSError as exc:  # a data folder this user may read but not write; a broken graph is an error of its own
         console.print(f"[yellow]cannot reconcile the graph ({str(exc).splitlines()[0]}); reading it as it is — "
                       "`enrich-rag graph verify` says what is wrong[/yellow]")
         return resources
@@ -148,8 +148,8 @@ def query(
     no_enrich: bool = typer.Option(False, "--no-enrich", help="never write to the graph"),
     abstain: bool = typer.Option(False, "--abstain", help="say 'not found' rather than guess when still unsure"),
     as_json: JsonOption = False,
-    trace_file: Optional[Path] = typer.Option(None, "--trace", help="save the full trace as JSON here"),
-    server: Optional[str] = typer.Option(None, "--server", help="ask this running server (default: the one serving this data, if up)"),
+    trace_file: Path | None = typer.Option(None, "--trace", help="save the full trace as JSON here"),
+    server: str | None = typer.Option(None, "--server", help="ask this running server (default: the one serving this data, if up)"),
     local: bool = typer.Option(False, "--local", help="answer in this process even when a server is up"),
 ) -> None:
     """Answer a question with citations; enrich the graph when the evidence is not enough.
@@ -186,7 +186,7 @@ def demo(
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     count: int = typer.Option(5, "--count", min=1, max=100, help="how many questions"),
-    questions: Optional[Path] = typer.Option(None, "--questions", help="normalised QA JSONL (default: the bundled corpus)"),
+    questions: Path | None = typer.Option(None, "--questions", help="normalised QA JSONL (default: the bundled corpus)"),
     as_json: JsonOption = False,
 ) -> None:
     """Answer the first bundled questions without enrichment: answer, gold, citations, seconds."""
@@ -363,7 +363,7 @@ def serve(
     config: OverlayOption = None,
     host: Annotated[str, typer.Option(help="bind address; loopback by default")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
-    allowed_host: Annotated[Optional[list[str]], typer.Option(help="another Host name clients use (repeatable)")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(help="another Host name clients use (repeatable)")] = None,
 ) -> None:
     """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra)."""
     try:
@@ -416,9 +416,9 @@ def evaluate(
 
 @testset_app.command("generate")
 def testset_generate(
-    n: Annotated[Optional[int], typer.Option("--n", min=1, help="questions to keep (default: testset.n)")] = None,
-    multi_hop: Annotated[Optional[float], typer.Option("--multi-hop", min=0.0, max=1.0, help="share of two-passage questions")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="JSONL to write (default: testset.out)")] = None,
+    n: Annotated[int | None, typer.Option("--n", min=1, help="questions to keep (default: testset.n)")] = None,
+    multi_hop: Annotated[float | None, typer.Option("--multi-hop", min=0.0, max=1.0, help="share of two-passage questions")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="JSONL to write (default: testset.out)")] = None,
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     as_json: JsonOption = False,

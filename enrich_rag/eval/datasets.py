@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from enrich_rag.errors import InputDataError
 from enrich_rag.ingest.documents import stable_doc_id
@@ -100,7 +101,8 @@ def _musique(row: dict, where: str) -> QAItem:
     indices = [i for i, p in enumerate(paragraphs) if p.get("is_supporting")]
     answers = [row.get("answer"), *(row.get("answer_aliases") or [])]
     qid = str(row.get("id", ""))
-    return _item(qid, row.get("question"), [a for a in answers if a], qid.split("__")[0], _gold_from_contexts(contexts, indices), contexts, where)
+    return _item(qid, row.get("question"), [a for a in answers if a], qid.split("__")[0],
+                 _gold_from_contexts(contexts, indices), contexts, where)
 
 
 def _answers(row: dict) -> Any:

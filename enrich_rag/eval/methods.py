@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources

@@ -17,24 +17,23 @@ from rich.console import Console
 from tqdm import tqdm
 
 from enrich_rag.agent.resources import Resources
-from enrich_rag.stages.corpus import prepare_corpus
-from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-from enrich_rag.stages.seed_graph import build_seed_graph
 from enrich_rag.config import Config, EvalConfig, load_config
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.judge import judge
 from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make_method
-from enrich_rag.eval.metrics import (all_evidence_at_k, contains_answer, exact_match, precision_at_k, recall_at_k,
-                                     token_f1)
+from enrich_rag.eval.metrics import all_evidence_at_k, contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
+from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
 from enrich_rag.stages.build_keys import STAGE_NAMES, build_key, staleness, write_stamp
-from enrich_rag.storage.workspace import writable_copy
-from enrich_rag.llm.factory import make_llm
+from enrich_rag.stages.corpus import prepare_corpus
+from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+from enrich_rag.stages.seed_graph import build_seed_graph
 from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.partitions import committed_partitions
+from enrich_rag.storage.workspace import writable_copy
 
 console = Console(stderr=True)
 PREDICTIONS = "predictions.jsonl"

@@ -8,7 +8,8 @@ Chunks are dicts with `content` (and optionally `title`, `score` from retrieval,
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from enrich_rag.text import mention_offsets, mentions, title_match
 

@@ -8,7 +8,8 @@ judgement from any backend, at one forward pass per candidate. Any other value i
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker

@@ -12,8 +12,9 @@ the evidence tree (agent/enrich_context.py), not the reader's context itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 import pyarrow as pa
 

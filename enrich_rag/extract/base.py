@@ -31,7 +31,7 @@ class Extraction:
     mentions: list[Mention] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)  # without ids: assembly gives them
 
-    def extend(self, other: "Extraction") -> None:
+    def extend(self, other: Extraction) -> None:
         self.mentions.extend(other.mentions)
         self.edges.extend(other.edges)
 

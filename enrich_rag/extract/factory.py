@@ -3,7 +3,8 @@ importing only what it needs."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ConfigError

@@ -5,13 +5,15 @@ this reads only the chunks a question needs. On llama.cpp the reply is constrain
 grammar), so every reply parses; other backends are asked the same and parsed leniently (a reply that
 does not parse gives no facts, never an error). A fact is kept only when the chunk writes both its
 subject (the title counts) and its object, and its evidence is the chunk's sentence that names them:
-the model proposes, the text decides (a small model copies its worked example; this drops it). Names go through the same assembly as every extractor's (node ids, title forms).
+the model proposes, the text decides (a small model copies its worked example; this drops it).
+Names go through the same assembly as every extractor's (node ids, title forms).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from enrich_rag.extract.base import Extraction, Mention
 from enrich_rag.storage.passages import Passage

@@ -9,7 +9,7 @@ dictionary lookup per word and no model, and it works the same under every extra
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from enrich_rag.extract.base import Extraction, Extractor, Mention
 from enrich_rag.storage.ids import normalize_name

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from tqdm import tqdm
 
@@ -91,7 +92,7 @@ class QueryVectors:
         self._lock = threading.Lock()
         self.encoded = self.reused = 0  # strings sent to the model, and served from here
 
-    def attach(self, index: "SerializedIndex") -> None:
+    def attach(self, index: SerializedIndex) -> None:
         import numpy as np
 
         inner = index._embeddings

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from enrich_rag.errors import InputDataError
 
@@ -35,7 +35,7 @@ class Document:
 
 
 def stable_doc_id(title: str, text: str) -> str:
-    return "d" + hashlib.sha1(f"{title}\x00{text}".encode("utf-8")).hexdigest()[:12]
+    return "d" + hashlib.sha1(f"{title}\x00{text}".encode()).hexdigest()[:12]
 
 
 def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:

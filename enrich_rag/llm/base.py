@@ -7,11 +7,11 @@ greedy generation already produced), so every backend must give token log-probs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from enrich_rag.errors import EnrichRagError
-
 
 TOP_LOGPROBS = 20  # alternatives per position a continuation is looked up in (servers cap this near 20)
 FLOOR_LOGPROB = -30.0  # a continuation token outside the top alternatives

@@ -9,6 +9,7 @@ from enrich_rag.errors import ConfigError
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.models import gguf_path, model_name, uses_chat
 
+
 def make_llm(config: LLMConfig) -> LLM:
     if config.backend == "embedded":
         from enrich_rag.llm.embedded import load_embedded

@@ -11,8 +11,8 @@ import math
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.llm.base import Generation, cut_at_stop

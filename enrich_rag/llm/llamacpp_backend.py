@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, continuing_token, cut_at_stop

@@ -8,9 +8,9 @@ models read few-shot completions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from enrich_rag.config import AgentConfig, LLMConfig
 from enrich_rag.errors import ConfigError

@@ -15,7 +15,8 @@ import json
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, continuing_token, cut_at_stop
 from enrich_rag.llm.prompts import Prompt, as_messages, as_text

@@ -12,9 +12,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 EWMA = 0.3  # weight of the newest question's time in the running mean
 
@@ -29,7 +30,7 @@ class Busy(Exception):
 
 @dataclass
 class Ticket:
-    job: Callable[["Ticket"], Any]
+    job: Callable[[Ticket], Any]
     deadline: float  # monotonic; waiting and running both count
     arrived: float = field(default_factory=time.monotonic)
     started: float | None = None

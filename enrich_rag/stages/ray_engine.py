@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -139,7 +140,8 @@ def embed_on_ray(config: Config, texts: list[str]) -> np.ndarray:
             **_actor_options(ray, config.ray))
         batches = list(dataset.iter_batches(batch_format="pyarrow"))
     ranks = np.concatenate([b.column("rank").to_numpy() for b in batches]) if batches else np.zeros(0, np.int64)
-    vectors = np.concatenate([np.stack(b.column("vector").to_numpy(zero_copy_only=False)) for b in batches]) if batches else np.zeros((0, 0), np.float32)
+    vectors = (np.concatenate([np.stack(b.column("vector").to_numpy(zero_copy_only=False)) for b in batches])
+               if batches else np.zeros((0, 0), np.float32))
     out = np.empty_like(vectors)
     out[ranks] = vectors
     return out

@@ -4,7 +4,7 @@ chunk to its title entity (no extraction needed), so all passages are graph node
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from collections.abc import Iterable
 
 from tqdm import tqdm
 

@@ -26,7 +26,6 @@ from enrich_rag.storage.ids import node_id, normalize_name
 from enrich_rag.storage.partitions import PART_FILE, TABLES, GraphTables, committed_partitions, partition_dir
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
 
-
 log = logging.getLogger(__name__)
 _DUCKDB_TYPES = {"string": "VARCHAR", "float": "FLOAT", "int32": "INTEGER", "bool": "BOOLEAN", "list<item: string>": "VARCHAR[]"}
 INDEX_LOOKUP_BATCH = 48
@@ -75,7 +74,7 @@ class GraphStore:
     def close(self) -> None:
         self._con.close()
 
-    def __enter__(self) -> "GraphStore":
+    def __enter__(self) -> GraphStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

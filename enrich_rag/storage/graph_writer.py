@@ -22,10 +22,11 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from filelock import FileLock
 
@@ -33,8 +34,15 @@ from enrich_rag.errors import StorageError
 from enrich_rag.storage.atomic import atomic_file, recover, save_index
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
-from enrich_rag.storage.partitions import (TABLES, GraphTables, committed_partitions, partition_dir, remove_partition,
-                                           remove_uncommitted, write_partition)
+from enrich_rag.storage.partitions import (
+    TABLES,
+    GraphTables,
+    committed_partitions,
+    partition_dir,
+    remove_partition,
+    remove_uncommitted,
+    write_partition,
+)
 from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
@@ -122,7 +130,7 @@ class GraphWriter:
 
     def new_partition_id(self) -> str:
         n = sum(p.startswith("enrich-") for p in committed_partitions(self.root)) + 1
-        return f"enrich-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{n}"
+        return f"enrich-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{n}"
 
     def require_dvc(self) -> None:
         """Checked before anything is written: an enrichment DVC cannot record is not made at all."""
@@ -180,7 +188,7 @@ class GraphWriter:
         """Record the intent, then remove; under the lock."""
         self._sync_index()
         with atomic_file(self._intent(partition)) as tmp:
-            tmp.write_text(json.dumps({"rollback": partition, "reason": reason, "started": datetime.now(timezone.utc).isoformat()}))
+            tmp.write_text(json.dumps({"rollback": partition, "reason": reason, "started": datetime.now(UTC).isoformat()}))
         return self._finish_rollback(partition)
 
     def _finish_rollback(self, partition: str) -> int:

@@ -37,11 +37,11 @@ class Passage:
         """Title and text, as DPR indexes a passage: many passages never repeat their subject."""
         return f"{self.title}: {self.text}" if self.title else self.text
 
-    def scored(self, score: float) -> "Passage":
+    def scored(self, score: float) -> Passage:
         return dataclasses.replace(self, score=float(score))
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Passage":
+    def from_row(cls, row: dict[str, Any]) -> Passage:
         return cls(row["chunk_id"], row["doc_id"], row["title"] or "", row["text"], row.get("section") or "",
                    int(row.get("position") or 0))
 

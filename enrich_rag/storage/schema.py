@@ -94,7 +94,7 @@ class Edge:
                 "confidence": self.confidence, "extractor": self.extractor}
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], score: float = 0.0) -> "Edge":
+    def from_row(cls, row: dict[str, Any], score: float = 0.0) -> Edge:
         return cls(row["src_name"], row["relation"], row["dst_name"], row["evidence"], row["chunk_id"], row["doc_id"],
                    confidence=float(row["confidence"]), extractor=row["extractor"], id=row["id"], src=row["src"],
                    dst=row["dst"], partition=row.get("partition", ""), score=score)

@@ -14,8 +14,17 @@ import pytest
 
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.sufficiency import (ANSWER, ANSWER_UNSURE, CONVERGED, UNDER_THRESHOLD, Sufficiency,
-                                          analyze_decide, check_sufficiency, converged, evidence_text)
+from enrich_rag.agent.sufficiency import (
+    ANSWER,
+    ANSWER_UNSURE,
+    CONVERGED,
+    UNDER_THRESHOLD,
+    Sufficiency,
+    analyze_decide,
+    check_sufficiency,
+    converged,
+    evidence_text,
+)
 from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
@@ -28,13 +37,12 @@ QUESTION = "Where was the director of Inception born?"
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, spacy_extractor):
     """Corpus and indexes of the five-document corpus; the seed graph leaves out the Christopher Nolan page."""
-    from tests.conftest import SMALL_CORPUS, write_jsonl
     from enrich_rag.config import CorpusConfig, load_config
     from enrich_rag.stages.corpus import prepare_corpus
     from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
     from enrich_rag.stages.seed_graph import build_seed_graph
     from enrich_rag.storage.passages import read_passages
-    from tests.conftest import PROJECT_ROOT
+    from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
 
     tmp = tmp_path_factory.mktemp("world")
     base = load_config(PROJECT_ROOT / "params.yaml")
@@ -205,11 +213,15 @@ def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkey
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0,
                       edge_cost=0.05)
     calls = {"neighbors": 0, "links": 0, "search_graph": 0}
+    def counted(name, real):
+        def call(*a, **k):
+            calls[name] += 1
+            return real(*a, **k)
+        return call
+
     for name in ("neighbors", "links"):
-        real = getattr(GraphStore, name)
-        monkeypatch.setattr(GraphStore, name, lambda self, *a, _real=real, _name=name, **k: calls.__setitem__(_name, calls[_name] + 1) or _real(self, *a, **k))
-    real_search = graph_rank.search_graph
-    monkeypatch.setattr(graph_rank, "search_graph", lambda *a, **k: calls.__setitem__("search_graph", calls["search_graph"] + 1) or real_search(*a, **k))
+        monkeypatch.setattr(GraphStore, name, counted(name, getattr(GraphStore, name)))
+    monkeypatch.setattr(graph_rank, "search_graph", counted("search_graph", graph_rank.search_graph))
     answer = agent.answer(QUESTION, allow_enrich=False)
     assert len(_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
     assert calls == {"neighbors": 1, "links": 3, "search_graph": 1}  # one neighbourhood read: the walk's

@@ -15,7 +15,8 @@ spec.loader.exec_module(compare_readers)
 def _run(path, model, em, threads=2, k=2, max_new_tokens=16):
     """A run made in its own checkout (`path`), so its absolute paths differ from every other run's."""
     path.mkdir(parents=True)
-    config = {"llm": {"model": model, "threads": threads, "max_new_tokens": max_new_tokens}, "evidence": {"k": k}, "paths": {"root": str(path)},
+    config = {"llm": {"model": model, "threads": threads, "max_new_tokens": max_new_tokens}, "evidence": {"k": k},
+              "paths": {"root": str(path)},
               "corpus": {"source": f"{path}/data/corpus.jsonl", "chunk_size": 400},
               "eval": {"dataset": "d", "sample": 100, "seed": 0, "output": f"{path}/results", "run_id": path.name,
                        "questions": f"{path}/data/dev.jsonl", "methods": ["a"]}}

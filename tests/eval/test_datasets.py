@@ -54,7 +54,8 @@ def test_original_formats(tmp_path):
 
     write_jsonl(tmp_path / "nq.jsonl", [{"question": "who sang x", "answer": ["Y", "Z"]}])
     assert load_questions(tmp_path / "nq.jsonl", "nq")[0].answers == ("Y", "Z")
-    (tmp_path / "dpr.json").write_text(json.dumps([{"question": "q", "answers": ["a"], "positive_ctxs": [{"passage_id": "17", "title": "t", "text": "x"}]}]))
+    (tmp_path / "dpr.json").write_text(json.dumps([{"question": "q", "answers": ["a"], "positive_ctxs": [{"passage_id": "17",
+                                                                                                          "title": "t", "text": "x"}]}]))
     assert load_questions(tmp_path / "dpr.json", "nq")[0].gold_docs == ("17",)
 
     (tmp_path / "trivia.json").write_text(json.dumps({"Data": [{"QuestionId": "t1", "Question": "Which planet?",

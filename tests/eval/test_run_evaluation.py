@@ -81,8 +81,7 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     for partition in enriched:
         assert (run_dir / "workspace/graph/nodes" / f"partition={partition}.dvc").is_file()
     # Different settings never mix into this run: its answers are moved aside and the run starts over.
-    from enrich_rag.eval.runner import check_fingerprint, fingerprint
-    from enrich_rag.eval.runner import load_eval
+    from enrich_rag.eval.runner import check_fingerprint, fingerprint, load_eval
 
     config, ev = load_eval(PROJECT_ROOT / "params.yaml", overlay)
     assert fingerprint(config, ev) == (run_dir / "fingerprint.txt").read_text().strip()

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binomtest
 
 from enrich_rag.config import EvalConfig
-from enrich_rag.eval.report import aggregate, pairwise, paired_markdown
+from enrich_rag.eval.report import aggregate, paired_markdown, pairwise
 from enrich_rag.eval.stats import bootstrap, compare, mcnemar_exact, paired_difference
 
 

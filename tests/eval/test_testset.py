@@ -226,8 +226,8 @@ def test_correctness_judge_prefers_the_right_answer(reader):
 
 
 def test_a_set_over_the_built_corpus_is_evaluated_on_the_build_as_it_is(graph_config, tmp_path):
-    from enrich_rag.eval.prepare import prepare_eval, questions_path
     from enrich_rag.config import config_from_dict
+    from enrich_rag.eval.prepare import prepare_eval, questions_path
 
     questions = write_jsonl(tmp_path / "synthetic.jsonl", [{"id": "q1", "question": "Where was Edith Crane born?",
                                                             "answers": ["Norwich"], "gold_doc_ids": ["crane"]}])

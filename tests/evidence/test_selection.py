@@ -5,14 +5,14 @@ import json
 
 import pytest
 
-from enrich_rag.stages.corpus import prepare_corpus
-from enrich_rag.stages.indexes import build_corpus_index
 from enrich_rag.config import CorpusConfig
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker
 from enrich_rag.evidence.query_analysis import BRIDGE, COMPARISON, analyze_query
 from enrich_rag.evidence.rerank import make_reranker
 from enrich_rag.evidence.select import corpus_retrieval, gaps, select_evidence
 from enrich_rag.index.embeddings import open_index
+from enrich_rag.stages.corpus import prepare_corpus
+from enrich_rag.stages.indexes import build_corpus_index
 from enrich_rag.storage.passages import PassageStore
 from tests.conftest import PROJECT_ROOT, write_jsonl
 

@@ -9,8 +9,8 @@ import pytest
 
 from enrich_rag.config import ExtractionConfig
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.storage.passages import Passage
 from enrich_rag.extract.rebel import RebelExtractor, RebelTriplet, load_rebel, parse_rebel_output
+from enrich_rag.storage.passages import Passage
 
 # Decoded output of Babelscape/rebel-large for the example sentence of its model card
 # ("Punta Cana is a resort town in the municipality of Higuey, in La Altagracia Province, ...").

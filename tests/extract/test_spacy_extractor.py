@@ -1,7 +1,7 @@
 from enrich_rag.extract.assemble import graph_tables
+from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import COOCCURS, MENTIONS
-from enrich_rag.storage.ids import node_id
 
 
 def _triples(extractor, text, title="", chunk_id="c1"):
@@ -37,7 +37,8 @@ def test_cooccurrence_edges_link_entities_of_one_sentence(spacy_extractor):
 
 
 def test_title_in_running_text_is_the_title_node(spacy_extractor):
-    extraction = spacy_extractor.extract([Passage("c1", "d1", "Closer (magazine)", "Closer is a weekly magazine. Closer was published in London.")])
+    extraction = spacy_extractor.extract([Passage("c1", "d1", "Closer (magazine)",
+                                                  "Closer is a weekly magazine. Closer was published in London.")])
     tables = graph_tables(extraction)
     nodes, edges = tables.nodes, tables.edges
     names = set(nodes.column("name").to_pylist())

@@ -2,9 +2,9 @@
 
 import duckdb
 
-from enrich_rag.stages.summary import build_summary
 from enrich_rag.index.embeddings import open_index, search
 from enrich_rag.index.graph_index import search_graph
+from enrich_rag.stages.summary import build_summary
 from enrich_rag.storage.atomic import save_index
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id

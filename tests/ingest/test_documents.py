@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from enrich_rag.stages.corpus import prepare_corpus
 from enrich_rag.errors import InputDataError
 from enrich_rag.ingest.documents import read_benchmark_passages, read_corpus, read_folder_documents
+from enrich_rag.stages.corpus import prepare_corpus
 from tests.conftest import write_jsonl
 
 

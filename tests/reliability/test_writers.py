@@ -35,7 +35,7 @@ def _hand_made(name: str):
 
 def test_a_second_writer_with_a_stale_index_copy_keeps_the_first_writers_rows(gap_config, spacy_extractor):
     late = Resources(gap_config, extractor=spacy_extractor)
-    late.graph_index  # loaded before the other writer commits, as a second process would hold it
+    _ = late.graph_index  # loaded before the other writer commits, as a second process would hold it
     first, result = _enrich(gap_config, spacy_extractor)
     assert result.partition and result.indexed > 0
     commit = late.writer.commit(_hand_made("Tom Hardy"))
@@ -44,7 +44,8 @@ def test_a_second_writer_with_a_stale_index_copy_keeps_the_first_writers_rows(ga
     indexed = fresh.writer.indexed_ids()
     assert result.partition in indexed and commit.partition in indexed  # without the reload the second save drops the first's rows
     assert fresh.writer.verify() == []
-    assert node_id("University College London") in {h["id"] for h in search_graph(late.graph_index, "University College London", 3, gap_config.embeddings)}
+    assert node_id("University College London") in {h["id"] for h in search_graph(late.graph_index,
+                                                                                  "University College London", 3, gap_config.embeddings)}
 
 
 def test_a_rollback_cut_short_is_finished_by_reconcile(gap_config, spacy_extractor):
@@ -142,7 +143,7 @@ def test_two_writers_that_read_the_same_chunk_commit_its_facts_once(gap_config, 
     nolan = [p for p in read_passages(gap_config.paths.chunks) if p.doc_id == "nolan"]
     tables = graph_tables(spacy_extractor.extract(nolan))  # both extracted it before either committed
     first, second = Resources(gap_config), Resources(gap_config)
-    second.graph_index
+    _ = second.graph_index  # loaded now, as a second process would hold it
     commit = first.writer.commit(tables)
     assert commit is not None and commit.indexed > 0
     assert second.writer.commit(tables) is None  # filtered under the lock against what the first committed

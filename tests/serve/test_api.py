@@ -9,7 +9,6 @@ from fastapi.testclient import TestClient
 from enrich_rag.agent.resources import Resources
 from enrich_rag.serve.app import create_app
 
-
 LOCAL = "http://127.0.0.1:8000"  # the Host the server is bound to (TestClient's own "testserver" is refused)
 
 

@@ -74,7 +74,8 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         assert driver.find_element(By.ID, "answer").get_attribute("data-state") == "done", driver.find_element(By.ID, "status").text
         assert "Nolan" in driver.find_element(By.ID, "answer").text
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
-        assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID, "graph").get_attribute("data-nodes"))
+        assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID,
+                                                                                                   "graph").get_attribute("data-nodes"))
         tools = [li.find_element(By.CLASS_NAME, "tool").text for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")]
         assert "GraphRank" in tools and "EnrichContext" in tools and "CheckSufficiency" in tools
         # The drawn passages are exactly the passages the reader read (its cited passages), structural edges
@@ -91,7 +92,8 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == passages[0])
         link = driver.find_element(By.CSS_SELECTOR, "#citations a")
         link.click()
-        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == link.get_attribute("data-chunk"))
+        shown = link.get_attribute("data-chunk")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "chunk-view").get_attribute("data-chunk") == shown)
         assert "Inception" in driver.find_element(By.ID, "chunk-view").text
         shot = tmp_path / "answer.png"
         driver.save_screenshot(str(shot))

@@ -13,7 +13,6 @@ from tests.conftest import PROJECT_ROOT
 from tests.test_dvc_pipeline import _dvc
 
 
-
 def _overlay(tmp_path, **changes):
     """configs/hotpotqa.yaml on 3 questions, built under tmp_path."""
     data = yaml.safe_load((PROJECT_ROOT / "configs/hotpotqa.yaml").read_text())

@@ -1,5 +1,5 @@
-from enrich_rag.stages.chunking import chunk_document, split_sentences
 from enrich_rag.ingest.documents import Document, Section
+from enrich_rag.stages.chunking import chunk_document, split_sentences
 
 
 def _doc(*sections: tuple[str, str]) -> Document:

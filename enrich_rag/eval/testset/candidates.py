@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
+from enrich_rag.eval.metrics import normalize_answer
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.schema import Edge
-from enrich_rag.eval.metrics import normalize_answer
 from enrich_rag.text import mentions
 
 SINGLE, BRIDGE, COMPARISON = "single", "bridge", "comparison"

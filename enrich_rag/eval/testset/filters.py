@@ -10,7 +10,7 @@ passages (not trivia it already knows).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from enrich_rag.eval.metrics import contains_answer, exact_match, normalize_answer, token_f1
 from enrich_rag.llm.base import LLM
