@@ -136,3 +136,42 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
         server.should_exit = True
         thread.join(timeout=30)
         resources.close()
+
+
+def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_config, spacy_extractor, tmp_path):
+    import dataclasses
+
+    import networkx as nx
+
+    from enrich_rag.agent.loop import Agent
+    from enrich_rag.agent.resources import Resources
+
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    partition = Agent(resources, dataclasses.replace(gap_config.agent, expansion="template")).enrich(
+        "Where was Christopher Nolan born?", []).partition
+    resources.close()
+    params, runner = _params(gap_config, tmp_path), CliRunner()
+    before, after = tmp_path / "seed.graphml", tmp_path / "now.graphml"
+    assert runner.invoke(app, ["graph", "export", str(before), "--upto", "seed", "--params", str(params)]).exit_code == 0
+    assert runner.invoke(app, ["graph", "export", str(after), "--params", str(params)]).exit_code == 0
+    seed, now = nx.read_graphml(before), nx.read_graphml(after)
+    def born(graph):
+        return [d for *_, d in graph.edges(data=True) if "born in London" in d["evidence"]]
+
+    assert not born(seed) and born(now)  # the seed never read his page; the enrichment did
+    assert now.number_of_edges() > seed.number_of_edges()
+    assert {d["partition"] for *_, d in now.edges(data=True)} == {"seed", partition}
+    assert all(d["chunk_id"] and d["evidence"] for *_, d in now.edges(data=True))  # every fact keeps its provenance
+    missing = runner.invoke(app, ["graph", "export", str(tmp_path / "x.graphml"), "--upto", "enrich-nope", "--params", str(params)])
+    assert missing.exit_code == 1 and "no partition 'enrich-nope'" in missing.output
+
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps({"subgraph": {
+        "nodes": [{"id": "christopher nolan", "label": "Christopher Nolan", "kind": "entity"},
+                  {"id": "p:nolan::c0", "label": "Christopher Nolan", "kind": "passage"}],
+        "edges": [{"src": "christopher nolan", "dst": "p:nolan::c0", "kind": "title"}], "context": ["nolan::c0"]}}))
+    assert runner.invoke(app, ["graph", "export", str(tmp_path / "a.graphml"), "--answer", str(saved)]).exit_code == 0
+    tree = nx.read_graphml(tmp_path / "a.graphml")
+    assert tree.nodes["p:nolan::c0"]["context"] is True and tree.nodes["christopher nolan"]["context"] is False
+    bad = runner.invoke(app, ["graph", "export", str(tmp_path / "b.graphml"), "--answer", str(params)])
+    assert bad.exit_code == 1 and "not an answer saved" in bad.output

@@ -292,6 +292,34 @@ def graph_verify(
     raise typer.Exit(1 if found else 0)
 
 
+@graph_app.command("export")
+def graph_export(
+    out: Annotated[Path, typer.Argument(help="the GraphML file to write")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    upto: str | None = typer.Option(None, "--upto", help="the version ending at this partition (default: the graph now)"),
+    answer: Path | None = typer.Option(None, "--answer", help="an answer saved with `query --json`: export its evidence subgraph"),
+) -> None:
+    """Write the graph (or a version of it, or one answer's evidence subgraph) as GraphML for networkx, Gephi, Cytoscape."""
+    from enrich_rag.storage.export import graph_to_networkx, subgraph_to_networkx, version_partitions, write_graphml
+
+    cfg = _config(params, config)
+    try:
+        if answer is not None:
+            try:
+                graph = subgraph_to_networkx(json.loads(answer.read_text(encoding="utf-8"))["subgraph"])
+            except (OSError, ValueError, KeyError) as exc:
+                raise EnrichRagError(f"{answer}: not an answer saved with `enrich-rag query --json` ({exc})") from None
+        else:
+            resources = _resources(cfg)
+            graph = graph_to_networkx(resources.store, version_partitions(cfg.paths.graph, upto))
+            resources.close()
+        write_graphml(graph, out)
+    except EnrichRagError as exc:
+        _fail(exc)
+    console.print(f"wrote {out}: {graph.number_of_nodes():,} nodes, {graph.number_of_edges():,} edges")
+
+
 @graph_app.command("stats")
 def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Node and edge counts, per partition."""

@@ -322,6 +322,19 @@ class GraphStore:
         ]
         return docs
 
+    def rows_of(self, partitions: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Nodes and edges as these partitions wrote them (a node once, with the first partition's name)."""
+        nodes = self._query(
+            """
+            SELECT id, first(name ORDER BY partition <> 'seed', partition) AS name,
+                   first(type ORDER BY partition <> 'seed', partition) AS type,
+                   first(description ORDER BY partition <> 'seed', partition) AS description,
+                   list(partition ORDER BY partition <> 'seed', partition) AS partitions
+            FROM raw_nodes WHERE partition IN (SELECT unnest($1::VARCHAR[])) GROUP BY id ORDER BY id
+            """, [partitions])
+        edges = self._query("SELECT * FROM edges WHERE partition IN (SELECT unnest($1::VARCHAR[])) ORDER BY id", [partitions])
+        return nodes, edges
+
     def counts(self) -> dict[str, Any]:
         per_partition = self._query(
             """
