@@ -12,7 +12,10 @@ Then, as the next start would, it runs `reconcile` and checks that:
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
   - DVC's records match every committed partition and the index (`dvc status` clean).
-The checks are `GraphWriter.verify`, the same the package offers to anyone.
+The checks are `GraphWriter.verify`, the same the package offers to anyone. With `--verify-cli`, each
+restart first runs `enrich-rag graph verify` (exit 1 when the kill left something to finish) and then
+`enrich-rag graph verify --repair`, which must exit 0. `--deep` picks the enrichment's extractor
+(params.yaml's `extraction.deep`, the LLM, by default).
 
     python scripts/fault_injection.py --kills 50 --operations enrich rollback reconcile \
         --out bench_results/fault_injection.json
@@ -77,6 +80,15 @@ def _check(params: Path) -> dict:
             "repaired": report.changed, "problems": problems}
 
 
+def _verify_cli(params: Path, env: dict) -> dict:
+    """The user's own check after a kill: `graph verify` (before anything reconciles), then `--repair`."""
+    cli = str(Path(sys.executable).with_name("enrich-rag"))
+    before = subprocess.run([cli, "graph", "verify", "--params", str(params)], env=env, capture_output=True, text=True)
+    repair = subprocess.run([cli, "graph", "verify", "--repair", "--params", str(params)], env=env, capture_output=True, text=True)
+    return {"verify_exit": before.returncode, "verify_findings": [line for line in before.stdout.splitlines() if "inconsistent" in line],
+            "repair_exit": repair.returncode}
+
+
 def _enrichments(params: Path) -> list[str]:
     from enrich_rag.storage.partitions import committed_partitions
 
@@ -90,6 +102,8 @@ def main() -> None:
                         choices=["enrich", "rollback", "reconcile"])
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--deep", choices=["llm", "spacy"], default=None, help="EnrichGraph's extractor (default: params.yaml's)")
+    parser.add_argument("--verify-cli", action="store_true", help="after each kill: `graph verify`, then `graph verify --repair`")
     parser.add_argument("--out", default="bench_results/fault_injection.json")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -101,7 +115,7 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        params = sandbox_params(Path(tmp), args.passages, seed_share=0.25)
+        params = sandbox_params(Path(tmp), args.passages, seed_share=0.25, **({"extraction": {"deep": args.deep}} if args.deep else {}))
         topics = iter(build_sandbox(params) * 4)
 
         def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
@@ -140,19 +154,25 @@ def main() -> None:
                 command = prepare(operation)
                 delay = rng.uniform(0, baseline * 1.1)
                 finished, _ = run(command, kill_after=delay)
-                check = _check(params)
+                check = (_verify_cli(params, env) if args.verify_cli else {}) | _check(params)
                 rows.append({"kill": i + 1, "delay_s": round(delay, 3), "finished_before_kill": finished, **check})
                 console.print(f"{operation} {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
                               f"{'consistent' if not check['problems'] else check['problems']}")
             results[operation] = {"baseline_s": round(baseline, 3), "kills": len(rows),
                                   "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
-                                  "consistent": sum(not r["problems"] for r in rows), "rows": rows}
+                                  "consistent": sum(not r["problems"] for r in rows), "rows": rows,
+                                  "deep": load_config(params).extraction.deep}
+            if args.verify_cli:
+                results[operation] |= {"verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
+                                       "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows)}
     table = Table(title="fault injection: SIGKILL at a random moment, then restart and verify")
-    for column in ("operation", "baseline s", "rounds", "killed mid-operation", "consistent after restart", "problems"):
+    for column in ("operation", "deep", "baseline s", "rounds", "killed mid-operation", "`graph verify` exit 1",
+                   "`verify --repair` exit 0", "consistent after restart", "problems"):
         table.add_column(column)
     for operation, r in results.items():
         problems = sorted({p for row in r["rows"] for p in row["problems"]})
-        table.add_row(operation, f"{r['baseline_s']:.2f}", str(r["kills"]), str(r["killed_mid_operation"]),
+        table.add_row(operation, r["deep"], f"{r['baseline_s']:.2f}", str(r["kills"]), str(r["killed_mid_operation"]),
+                      str(r.get("verify_found_damage", "-")), f"{r['repair_exit_0']}/{r['kills']}" if "repair_exit_0" in r else "-",
                       f"{r['consistent']}/{r['kills']}", "; ".join(problems) or "-")
     Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
