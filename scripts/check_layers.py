@@ -22,7 +22,9 @@ RANKS = {
     "stages": 4, "evidence": 4,          # the offline build; evidence selection
     "agent": 5,                          # the four tools and the loop
     "eval": 6, "serve": 6,               # interfaces
-    "cli": 7,
+    "api": 7,                            # the Python API (EnrichRAG)
+    "cli": 8,
+    "__init__": 9,                       # the package's front door re-exports the API (lazily)
 }
 
 

@@ -53,8 +53,24 @@ def _emit(data, as_json: bool, table: Table | None = None) -> None:
 
 
 @app.command()
-def build(params: ParamsOption = Path("params.yaml"), force: bool = typer.Option(False, help="re-run every stage")) -> None:
-    """Run the offline stages (`dvc repro`): chunks, corpus index, seed graph, graph index, summary."""
+def build(
+    folder: Annotated[Path | None, typer.Argument(help="a folder of .txt, .md and .jsonl files: a corpus of its own")] = None,
+    params: ParamsOption = Path("params.yaml"),
+    workspace: Path | None = typer.Option(None, "--workspace", help="where its build goes (default: workspaces/<folder name>)"),
+    force: bool = typer.Option(False, help="re-run every stage"),
+) -> None:
+    """Build a folder of your documents into a workspace of its own; without a folder, the project's
+    offline stages (`dvc repro`): chunks, corpus index, seed graph, graph index, summary."""
+    if folder is not None:
+        from enrich_rag.stages.folder import build_folder
+
+        try:
+            overlay = build_folder(folder, workspace, params, force)
+        except EnrichRagError as exc:
+            _fail(exc)
+        console.print(f"built {folder} into {overlay.parent}\nask it:  enrich-rag query \"your question\" --config {overlay}"
+                      f"\nor serve it:  enrich-rag serve --config {overlay}")
+        return
     root = params.resolve().parent
     dvc = shutil.which("dvc") or str(Path(sys.executable).with_name("dvc"))
     if not (root / "dvc.yaml").is_file():

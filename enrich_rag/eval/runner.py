@@ -27,12 +27,9 @@ from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questi
 from enrich_rag.eval.report import write_report
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
-from enrich_rag.stages.build_keys import STAGE_NAMES, build_key, staleness, write_stamp
-from enrich_rag.stages.corpus import prepare_corpus
-from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-from enrich_rag.stages.seed_graph import build_seed_graph
+from enrich_rag.stages.build_keys import build_key
+from enrich_rag.stages.pipeline import ensure_built as build
 from enrich_rag.storage.atomic import atomic_file
-from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.workspace import writable_copy
 
 console = Console(stderr=True)
@@ -60,30 +57,11 @@ def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConf
     return dataclasses.replace(config, eval=ev), ev
 
 
-def build_steps(config: Config, ev: EvalConfig) -> list[tuple[str, Any, Any]]:
-    """(stage key, whether its output exists, how to build it), in build order."""
-    paths = config.paths
-    return [
-        ("prepare", lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
-         lambda: prepare_eval(config, ev)),
-        ("chunks", lambda: Path(paths.chunks).is_file(), lambda: prepare_corpus(config)),
-        ("corpus_index", lambda: Path(paths.corpus_index).is_dir(), lambda: build_corpus_index(config)),
-        ("seed_graph", lambda: "seed" in committed_partitions(Path(paths.graph)), lambda: build_seed_graph(config)),
-        ("graph_index", lambda: Path(paths.graph_index).is_dir(), lambda: build_graph_index(config)),
-    ]
-
-
 def ensure_built(config: Config, ev: EvalConfig) -> None:
-    """Run every stage whose output is missing or was built from other settings (its recorded key,
-    `stages/build_keys.py`), in order, so a later stage sees the rebuilt one; a build made with the
-    settings now is used as it is. `dvc repro` writes the same keys, so either path trusts the other."""
-    for stage, exists, run in build_steps(config, ev):
-        why = "missing" if not exists() else staleness(config, stage)
-        if why is None:
-            continue
-        console.print(f"[cyan]building[/cyan] {STAGE_NAMES[stage]} for {ev.dataset}: {why}")
-        console.print(f"  {run()}")
-        write_stamp(config, stage)
+    """The dataset's corpus (questions and their passages) first, then every stage missing or stale."""
+    prepare = ("prepare", lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
+               lambda: prepare_eval(config, ev))
+    build(config, ev.dataset, prepare)
 
 
 def retrieval_study(params: Path | str, overlay: Path | str, limit: int = 0) -> tuple[Config, EvalConfig, list]:

@@ -134,11 +134,17 @@ def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]
 
 
 def read_folder_documents(folder: Path) -> list[Document]:
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
+    """Every .txt and .md file is a document (ids: paths in the folder); a .jsonl file holds
+    {id, title, text} rows, each a document (ids: `<path>#<id>`)."""
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md", ".jsonl"} and p.is_file())
     if not files:
-        raise InputDataError(f"{folder}: no .txt or .md files found")
+        raise InputDataError(f"{folder}: no .txt, .md or .jsonl files found")
     docs = []
     for path in files:
+        if path.suffix.lower() == ".jsonl":
+            rel = path.relative_to(folder).as_posix()
+            docs += [Document(f"{rel}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
+            continue
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -1,0 +1,97 @@
+"""EnrichRAG from Python: open a built project, or build one from a folder, then ask, enrich and look
+at the graph. The CLI's `query`, `enrich`, `build DIR` and `graph` commands do the same through here.
+
+    from enrich_rag import EnrichRAG
+
+    rag = EnrichRAG.from_folder("docs/")          # or EnrichRAG.open("params.yaml")
+    answer = rag.ask("Who directed Inception?")
+    print(answer.answer, [c.chunk_id for c in answer.citations])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from enrich_rag.agent.enrich_graph import EnrichResult
+from enrich_rag.agent.loop import Agent, Answer, validate_question
+from enrich_rag.agent.resources import Resources
+from enrich_rag.config import Config, load_config
+from enrich_rag.storage.graph_writer import Reconciliation
+
+
+class Graph:
+    """The knowledge graph under a project: its partitions (the seed, then one per enrichment), counts,
+    consistency, rollback and export."""
+
+    def __init__(self, resources: Resources):
+        self._resources = resources
+
+    def partitions(self) -> list[dict[str, Any]]:
+        """Seed first, then enrichments in write order: rows, facts by extractor, how DVC versions each."""
+        return self._resources.writer.partitions()
+
+    def stats(self) -> dict[str, Any]:
+        return self._resources.store.counts()
+
+    def verify(self) -> list[str]:
+        """What disagrees between partitions, graph index and DVC records, one line each (empty: consistent)."""
+        return self._resources.writer.verify()
+
+    def rollback(self, partition: str) -> dict[str, Any]:
+        return self._resources.writer.rollback(partition)
+
+    def export(self, path: Path | str, upto: str | None = None) -> Path:
+        """GraphML of the graph now, or of the version ending at partition `upto`."""
+        from enrich_rag.storage.export import graph_to_networkx, version_partitions, write_graphml
+
+        config = self._resources.config
+        return write_graphml(graph_to_networkx(self._resources.store, version_partitions(config.paths.graph, upto)), path)
+
+
+class EnrichRAG:
+    """One project: its settings, the open graph, indexes and models (loaded on first use)."""
+
+    def __init__(self, config: Config, resources: Resources | None = None, params: Path | str = "params.yaml",
+                 overlay: Path | str | None = None):
+        self.config, self.params, self.overlay = config, Path(params), overlay
+        self.resources = resources or Resources(config)
+        self.repaired: Reconciliation = self.resources.writer.reconcile()  # what a killed write left is finished first
+        self.graph = Graph(self.resources)
+        self._agent = Agent(self.resources)
+
+    @classmethod
+    def open(cls, params: Path | str = "params.yaml", overlay: Path | str | None = None) -> EnrichRAG:
+        """A built project: `params.yaml`, and optionally an overlay (`configs/<name>.yaml`, a workspace's `config.yaml`)."""
+        return cls(load_config(params, overlay), params=params, overlay=overlay)
+
+    @classmethod
+    def from_folder(cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml") -> EnrichRAG:
+        """Build (or reuse) a workspace for a folder of .txt, .md and .jsonl files, and open it."""
+        from enrich_rag.stages.folder import build_folder
+
+        overlay = build_folder(folder, workspace, params)
+        return cls.open(params, overlay)
+
+    def ask(self, question: str, enrich: bool = True) -> Answer:
+        """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes."""
+        return self._agent.answer(question, allow_enrich=enrich)
+
+    def enrich(self, question: str) -> EnrichResult:
+        """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
+        return self._agent.enrich(validate_question(question), [])
+
+    def evaluate(self, config: Path | str, limit: int = 0, methods: tuple[str, ...] = ()) -> Path:
+        """A benchmark run (`configs/<dataset>.yaml`); returns its results folder (metrics.json, table.md)."""
+        from enrich_rag.eval.runner import run_evaluation
+
+        return run_evaluation(self.params, config, limit, methods)
+
+    def close(self) -> None:
+        self.resources.close()
+
+    def __enter__(self) -> EnrichRAG:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
