@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "enrich_rag"
 RANKS = {
     "errors": 0, "text": 0,              # shared vocabulary: the ground floor
     "config": 1,
+    "config_reference": 2,               # the generated configuration reference
     "storage": 2, "ingest": 2,           # Parquet graph, passages, DVC, atomic writes; reading input files
     "index": 3, "extract": 3, "llm": 3,  # engines: txtai, extractors, language models
     "stages": 4, "evidence": 4,          # the offline build; evidence selection

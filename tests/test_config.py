@@ -113,3 +113,15 @@ def test_serve_with_a_bad_params_file_is_one_line_and_no_server(tmp_path: Path, 
     result = CliRunner().invoke(app, ["serve", "--params", str(params), "--port", "1"])
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error:"), result.output
+
+
+def test_the_configuration_reference_is_what_the_code_says():
+    """docs/configuration.md is generated from config.py; a key added without regenerating it fails here."""
+    from enrich_rag.config_reference import render
+    from tests.conftest import PROJECT_ROOT
+
+    page = render()
+    assert (PROJECT_ROOT / "docs/configuration.md").read_text(encoding="utf-8") == page, "run python scripts/config_reference.py"
+    assert "| `enrich_targets` | str | `ranked` | `ranked` \\| `random` |" in page  # choices, from the field itself
+    assert "| `k` | int | `2` | >= 1, <= 20 |" in page  # bounds
+    assert "## `eval.judge`" in page  # nested sections too
