@@ -275,7 +275,7 @@ class Config:
         if not Path(corpus_source).is_absolute():
             corpus_source = str((root / corpus_source).resolve())
         ev = self.eval
-        eval_paths = {k: str((root / getattr(ev, k)).resolve()) for k in ("questions", "corpus", "output")
+        eval_paths: dict[str, Any] = {k: str((root / getattr(ev, k)).resolve()) for k in ("questions", "corpus", "output")
                       if getattr(ev, k) and getattr(ev, k) != BUILT_CORPUS and not Path(getattr(ev, k)).is_absolute()}
         return dataclasses.replace(
             self,
@@ -326,8 +326,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 
 _SUBSECTIONS = {"JudgeConfig": JudgeConfig}
-_SCALARS = {"int": (int, "an integer"), "float": ((int, float), "a number"), "bool": (bool, "true or false"),
-            "str": (str, "a string")}
+_SCALARS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "int": (int, "an integer"), "float": ((int, float), "a number"), "bool": (bool, "true or false"), "str": (str, "a string")}
 
 
 def check_field(section: str, f: dataclasses.Field, value: Any) -> Any:

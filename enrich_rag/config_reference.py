@@ -30,7 +30,8 @@ def field_comments(source: str) -> dict[tuple[str, str], str]:
             continue
         for item in node.body:
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                above, line = [], item.lineno - 1
+                above: list[str] = []
+                line = item.lineno - 1
                 while line in only_comment:
                     above.insert(0, comments[line])
                     line -= 1
@@ -64,7 +65,7 @@ def render() -> str:
              "Every key lives in `params.yaml` under its section; a `configs/*.yaml` overlay or a workspace's `config.yaml`",
              "sets any subset. Unknown keys, wrong types, values out of bounds and unknown choices stop loading with one",
              "line naming the key.", ""]
-    sections = [(f.name, f.default_factory) for f in dataclasses.fields(Config)]
+    sections: list[tuple[str, Any]] = [(f.name, f.default_factory) for f in dataclasses.fields(Config)]
     while sections:
         name, cls = sections.pop(0)
         lines += [f"## `{name}`", ""]
@@ -74,8 +75,9 @@ def render() -> str:
         lines += ["| key | type | default | allowed | what |", "|---|---|---|---|---|"]
         for f in dataclasses.fields(cls):
             kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-            if dataclasses.is_dataclass(f.default_factory if f.default_factory is not dataclasses.MISSING else None):
-                sections.insert(0, (f"{name}.{f.name}", f.default_factory))
+            factory: Any = f.default_factory
+            if factory is not dataclasses.MISSING and dataclasses.is_dataclass(factory):
+                sections.insert(0, (f"{name}.{f.name}", factory))
                 lines.append(f"| `{f.name}` | section | | | see `{name}.{f.name}` below |")
                 continue
             lines.append(f"| `{f.name}` | {_cell(kind)} | `{_cell(_default(f))}` | {_cell(_allowed(f))} | "

@@ -32,10 +32,12 @@ case "$mode" in
     ;;
   test)
     ruff check .        # lint and import order ([tool.ruff] in pyproject.toml)
+    mypy                # types of the package ([tool.mypy])
     python -m pytest -q
     ;;
   fast)
     ruff check .
+    mypy
     python -m pytest -q -m "not slow" --durations=10
     ;;
   *)

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -38,7 +38,7 @@ def _config(params: Path, overlay: Path | None) -> Config:
         _fail(exc)
 
 
-def _fail(exc: Exception) -> None:
+def _fail(exc: Exception) -> NoReturn:
     # One line whatever the terminal's width (soft wrap), and the message printed as it is, not as markup.
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     console.print(Text.assemble(("error: ", "red"), message), soft_wrap=True)

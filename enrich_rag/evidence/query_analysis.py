@@ -80,7 +80,7 @@ def _graph_names(question: str, store: GraphStore | None) -> list[str]:
 
 def _dedupe(names: list[str]) -> list[str]:
     """Keep the longest form: 'Ed Wood' goes when 'Ed Wood (film)' ... is also there, case-insensitively."""
-    clean = []
+    clean: list[str] = []
     # A possessive ends a name: "Juan Manuel Márquez's WBO" is two names, the owner first.
     pieces = [p for name in names for p in _POSSESSIVE.split(" ".join(name.split()))]
     for name in pieces:

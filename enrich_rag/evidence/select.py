@@ -61,6 +61,7 @@ def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store
         hits = search_graph(graph_index, query, limit, config.embeddings)
         nodes = [h["id"] for h in hits if h.get("kind") == "node"]
         edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
+        assert store is not None  # `graph` is only handed out with a store (below)
         chunk_ids = [e["chunk_id"] for e in store.edges_by_ids(edge_ids)]
         chunk_ids += [e["chunk_id"] for e in store.neighbors(nodes, limit=limit * 10).edges if e["src"] in nodes]
         ranked = list(dict.fromkeys(chunk_ids))[:GRAPH_CHUNKS_PER_QUERY]

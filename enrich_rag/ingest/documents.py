@@ -46,8 +46,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputDataError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from exc
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise InputDataError(f"{path}:{bad_line}: not valid UTF-8 (byte {exc.start})") from exc
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -116,7 +116,7 @@ def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]
     """Split markdown at headings; the first level-1 heading becomes the title."""
     title: str | None = None
     sections: list[Section] = []
-    heading, buf = "", []
+    heading, buf = "", list[str]()
     for line in text.splitlines():
         match = _HEADING.match(line)
         if match:

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from enrich_rag.errors import ModelLoadError
 from enrich_rag.llm.base import Generation, cut_at_stop
@@ -75,7 +76,7 @@ class HFCausalLM:
         self._stop_ids: dict[tuple[str, ...], list[int]] = {}
         # prompt family -> (ids, KV cache), the most recently used MAX_CACHED_FAMILIES: a server asking
         # for ever new prefixes must not keep a KV cache for each.
-        self._caches: OrderedDict[tuple[int, ...], tuple[list[int], object]] = OrderedDict()
+        self._caches: OrderedDict[tuple[int, ...], tuple[list[int], Any]] = OrderedDict()
         # One model, one forward pass at a time: concurrent questions in a process queue here.
         self._lock = threading.Lock()
 

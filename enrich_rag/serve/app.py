@@ -265,7 +265,7 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
         return resources.writer.rollback(request.partition)
 
     @app.get("/api/chunk/{chunk_id}")
-    def chunk(chunk_id: str) -> dict[str, Any]:
+    def chunk(chunk_id: str) -> Any:
         passage = resources.passages.get(chunk_id)
         if passage is None:
             return JSONResponse({"error": f"no chunk '{chunk_id}'"}, status_code=404)

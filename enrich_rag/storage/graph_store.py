@@ -81,7 +81,7 @@ class GraphStore:
         self.close()
 
     def _signature(self, partition: str) -> tuple:
-        sig = []
+        sig: list[tuple[int, int, int] | None] = []
         for table in TABLES:
             path = partition_dir(self.root, table, partition) / PART_FILE
             try:

@@ -10,7 +10,7 @@ passages (not trivia it already knows).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from enrich_rag.eval.metrics import contains_answer, exact_match, normalize_answer, token_f1
 from enrich_rag.llm.base import LLM
@@ -79,7 +79,7 @@ def not_trivia(llm: LLM, question: str, answer: str, max_new_tokens: int, binary
     return binary and (not generation.token_logprobs or math.exp(generation.token_logprobs[0]) < KNOWS_P)
 
 
-def needs_both(read: Reader, question: str, answer: str, passages: list[str], distractors: list[str] = ()) -> bool:
+def needs_both(read: Reader, question: str, answer: str, passages: list[str], distractors: Sequence[str] = ()) -> bool:
     """Neither passage alone answers it. A lone passage that holds the answer names the only
     candidate, and a reader takes it without the first hop; so each passage is read among
     distractors (passages saying the same of other entities), in the middle, where a reader's
