@@ -14,10 +14,15 @@ from enrich_rag.storage.dvc_tracking import DvcRepo
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
+# Fixtures that load a real language model: the embedded Gemma here, llama.cpp readers in the
+# llama.cpp and test-set modules.
+MODEL_FIXTURES = {"embedded_llm", "llama", "reader"}
+
+
 def pytest_collection_modifyitems(items):
-    """A test that loads the real embedded model is slow by definition (`-m "not slow"` skips it)."""
+    """A test that loads a real model is slow by definition (`-m "not slow"` skips it)."""
     for item in items:
-        if "embedded_llm" in getattr(item, "fixturenames", ()):
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 SMALL_CORPUS = [

@@ -209,12 +209,15 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
         while not admission.health()["running"]:
             time.sleep(0.01)
         waiting = admission.submit(lambda ticket: None, 60)  # ... and the line is full
-        start = time.perf_counter()
-        response = client.post("/api/query", json={"question": "Who directed Inception?"})
-        elapsed = time.perf_counter() - start
-        assert response.status_code == 503 and elapsed < 0.1, elapsed
+        elapsed = []
+        for _ in range(5):  # the fastest of five: a busy test machine only adds to each; a refusal that waited adds to all
+            start = time.perf_counter()
+            response = client.post("/api/query", json={"question": "Who directed Inception?"})
+            elapsed.append(time.perf_counter() - start)
+            assert response.status_code == 503
+        assert min(elapsed) < 0.1 and max(elapsed) < 2, elapsed
         assert int(response.headers["Retry-After"]) >= 1 and "questions are waiting" in response.json()["error"]
         health = client.get("/api/health").json()
-        assert health["queued"] == 1 and health["running"] == 1 and health["refused"] == 1 and health["rss_mb"] > 0
+        assert health["queued"] == 1 and health["running"] == 1 and health["refused"] == 5 and health["rss_mb"] > 0
         release.set()
         running.future.result(timeout=10), waiting.future.result(timeout=10)
