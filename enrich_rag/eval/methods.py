@@ -143,6 +143,7 @@ def _graph_record(trace) -> dict[str, Any]:
     ranks = [s.outputs.get("pagerank_top", []) for s in trace.steps if s.tool == "GraphRank"]
     selections = [s.outputs["selection"] for s in trace.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
     enrichments = [{k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
+                   | {"seconds": s.seconds, "extraction_s": s.outputs.get("seconds", {}).get("extraction")}
                    for s in trace.steps if s.tool == "EnrichGraph"]
     return {"pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
             "selection": selections[-1] if selections else None, "enrichments": enrichments}
