@@ -5,21 +5,11 @@ import sys
 from pathlib import Path
 
 from enrich_rag.eval.results_page import render
-from enrich_rag.storage.atomic import atomic_file
+from enrich_rag.storage.atomic import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = ROOT / "docs/results.md"
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 when docs/results.md is not what the files give")
-    args = parser.parse_args()
-    page = render(ROOT)
-    if args.check:
-        if not PAGE.is_file() or PAGE.read_text(encoding="utf-8") != page:
-            print(f"{PAGE.relative_to(ROOT)} differs from its sources: run python scripts/results_page.py", file=sys.stderr)
-            sys.exit(1)
-        sys.exit(0)
-    with atomic_file(PAGE) as tmp:
-        tmp.write_text(page, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)}")
+    sys.exit(write_or_check(ROOT / "docs/results.md", render(ROOT), parser.parse_args().check, "python scripts/results_page.py"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,3 +114,17 @@ def save_index(index, target: Path | str) -> None:
     txtai writes in place, and a crash mid-save must not leave a half index."""
     with atomic_directory(target) as tmp:
         index.save(str(tmp))
+
+
+def write_or_check(path: Path, text: str, check: bool, regenerate: str) -> int:
+    """A generated file (results page, configuration reference): write it, or with `check` return 1
+    (and say how to regenerate it) when the committed copy differs from what its sources give."""
+    if check:
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            return 0
+        print(f"{path.name} differs from its sources: run {regenerate}", file=sys.stderr)
+        return 1
+    with atomic_file(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
