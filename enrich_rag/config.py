@@ -160,6 +160,9 @@ class ServeConfig:
     workers: int = bounded(1, ge=1, le=64)
     queue_size: int = bounded(32, ge=1, le=10_000)  # questions waiting beyond this are refused at once (503)
     expected_question_s: float = bounded(10.0, gt=0.0, le=3600.0)  # seconds per question until the server has timed one
+    # An enrichment round starts only with this much of the question's limit left (the round and the
+    # retry that reads it; two deep-extracted chunks take about 20 s with the 1.5B reader on 2 cores).
+    enrich_reserve_s: float = bounded(30.0, ge=0.0, le=3600.0)
 
 
 @dataclass(frozen=True)

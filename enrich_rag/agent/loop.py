@@ -147,8 +147,11 @@ class Agent:
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
 
     def answer(self, question: str, allow_enrich: bool | None = None,
-               should_stop: Callable[[], str | None] | None = None) -> Answer:
-        """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped."""
+               should_stop: Callable[[], str | None] | None = None,
+               time_for_enrichment: Callable[[], bool] | None = None) -> Answer:
+        """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped.
+        `time_for_enrichment` is asked before an EnrichGraph round: False answers with what was read
+        (unsure) instead of starting a round the request's time limit cannot hold."""
         question = validate_question(question)
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         trace = Trace(question, should_stop=should_stop)
@@ -157,7 +160,7 @@ class Agent:
         best = SearchRound()
         for round_ in range(self.config.max_enrich_rounds + 1):
             found = self._search_round(question, analysis, round_, trace)
-            decision = self._decide(found, allow, round_, trace)
+            decision = self._decide(found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(question, found, trace).partition:
@@ -245,7 +248,8 @@ class Agent:
                                     self.resources.nlp, graph_passages)
         return selection.passages, selection.record
 
-    def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace) -> str:
+    def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace,
+                time_for_enrichment: Callable[[], bool] | None = None) -> str:
         with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
             reason = None
@@ -257,6 +261,8 @@ class Agent:
                 decision, reason = ANSWER_UNSURE, "enrichment disabled"
             elif decision == ENRICH and round_ == self.config.max_enrich_rounds:
                 decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
+            elif decision == ENRICH and time_for_enrichment is not None and not time_for_enrichment():
+                decision, reason = ANSWER_UNSURE, "no time left to enrich within the request's limit"
             step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
         return decision
 

@@ -182,9 +182,13 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
                 return "the client disconnected"
             return f"over the {limit_s:g} s time limit" if time.monotonic() > ticket.deadline else None
 
+        def time_for_enrichment() -> bool:  # a round and the retry that reads it must fit in what is left
+            return ticket.deadline - time.monotonic() > serve.enrich_reserve_s
+
         previous = conversations.last(request.conversation_id)
         asked = resolve_followup(request.question, previous)
-        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop)
+        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop,
+                                time_for_enrichment=time_for_enrichment)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
         entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
         conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))

@@ -149,6 +149,15 @@ def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, 
     assert first.partition and not second.partition and second.record()["reason"] == "no uncovered chunks found"
 
 
+def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spacy_extractor):
+    """The web server's limit covers the whole question: an enrichment it cannot hold is not started."""
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=1, max_iterations=1)
+    answer = agent.answer(QUESTION, time_for_enrichment=lambda: False)
+    assert _outputs(answer, "AnalyzeDecide")[0] == {"reason": "no time left to enrich within the request's limit",
+                                                     "decision": ANSWER_UNSURE}
+    assert "EnrichGraph" not in answer.trace.tools() and not answer.sufficient and answer.answer == "Paris"
+
+
 def test_check_sufficiency_reads_passages_and_facts_alike():
     llm = ScriptedLLM([("London", 1.5)])
     passage = Passage("nolan::c0", "nolan", "Christopher Nolan", "Nolan was born in London.")
