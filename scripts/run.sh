@@ -3,7 +3,8 @@
 #   scripts/run.sh demo   create .venv, install, run the offline build (`dvc repro`), print a summary,
 #                         and answer 5 bundled questions with the default reader
 #   scripts/run.sh test   create .venv if needed, install, run the whole test suite (what CI runs)
-#   scripts/run.sh fast   the same, without the tests marked slow (real model, full builds): under a minute
+#   scripts/run.sh fast   the same, without the tests marked slow (real model) or integration (index
+#                         builds, DVC repositories): under a minute
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-demo}"
@@ -38,7 +39,7 @@ case "$mode" in
   fast)
     ruff check .
     mypy
-    python -m pytest -q -m "not slow" --durations=10
+    python -m pytest -q -m "not slow and not integration" --durations=10
     ;;
   *)
     echo "usage: scripts/run.sh [demo|test|fast]" >&2

@@ -17,13 +17,19 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # Fixtures that load a real language model: the embedded Gemma here, llama.cpp readers in the
 # llama.cpp and test-set modules.
 MODEL_FIXTURES = {"embedded_llm", "llama", "reader"}
+# Fixtures that build real txtai indexes and DVC repositories (each `dvc` call is a ~1 s process).
+BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build"}
 
 
 def pytest_collection_modifyitems(items):
-    """A test that loads a real model is slow by definition (`-m "not slow"` skips it)."""
+    """A test that loads a real model is slow, one that builds indexes or a DVC repository is an
+    integration test; `scripts/run.sh fast` runs neither, `scripts/run.sh test` (CI) runs all."""
     for item in items:
-        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if MODEL_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+        if BUILD_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.integration)
 
 SMALL_CORPUS = [
     {"id": "inception", "title": "Inception",

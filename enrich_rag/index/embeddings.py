@@ -120,6 +120,11 @@ class QueryVectors:
         model.vectorize = vectorize
 
 
+# The embedding models loaded in this process, by txtai's own cache key (path and method): every index
+# that embeds with one model shares one copy (a server holds the corpus and the graph index, each
+# workspace its own pair; each load costs ~1 s and ~90 MB). txtai's documented `models` argument.
+SHARED_MODELS: dict[str, Any] = {}
+
 # What a saved content + dense + BM25 index holds besides its config; txtai loads without some of
 # them and fails later, deep inside a search.
 INDEX_FILES = ("documents", "embeddings", "scoring")
@@ -128,7 +133,7 @@ INDEX_FILES = ("documents", "embeddings", "scoring")
 def new_index(config: EmbeddingsConfig) -> SerializedIndex:
     from txtai import Embeddings
 
-    return SerializedIndex(Embeddings(txtai_config(config)))
+    return SerializedIndex(Embeddings(txtai_config(config), models=SHARED_MODELS))
 
 
 def open_index(path: Path | str, config: EmbeddingsConfig, queries: QueryVectors | None = None) -> SerializedIndex:
@@ -141,7 +146,7 @@ def open_index(path: Path | str, config: EmbeddingsConfig, queries: QueryVectors
     if missing:
         raise StorageError(f"the txtai index at {path} lacks {', '.join(missing)}: restore it with `dvc checkout` "
                            "or rebuild it with `dvc repro`")
-    embeddings = Embeddings()
+    embeddings = Embeddings(models=SHARED_MODELS)
     try:
         embeddings.load(str(path), config={"path": model_path(config)})
     except Exception as exc:  # txtai raises assorted errors for a damaged index

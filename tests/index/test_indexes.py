@@ -102,3 +102,11 @@ def test_query_vectors_encode_a_query_once_across_both_indexes(built_small):
     # Documents are encoded as always: an upsert through a cached index finds its new node.
     graph.upsert([{"id": "nquartz", "text": "Zephyrine Quartzmoor, a glassblower from Murano.", "kind": "node"}])
     assert search_graph(graph, "glassblower from Murano", 1, config.embeddings)[0]["id"] == "nquartz"
+
+
+def test_indexes_that_embed_with_one_model_share_one_copy_of_it(built_small):
+    config = built_small
+    corpus, graph = [open_index(p, config.embeddings) for p in (config.paths.corpus_index, config.paths.graph_index)]
+    assert corpus._embeddings.model.model is graph._embeddings.model.model
+    corpus.close()  # closing one index leaves the other's model working
+    assert search_graph(graph, "Christopher Nolan", 1, config.embeddings)
