@@ -1,15 +1,12 @@
-"""No module imports a room above it (scripts/check_layers.py, run here so CI enforces it)."""
+"""No module imports a room above it (enrich_rag/bench/check_layers.py, run here so CI enforces it)."""
 
-import importlib.util
+import importlib
 
-from tests.conftest import PROJECT_ROOT
+from enrich_rag.bench import check_layers
 
 
 def _checker():
-    spec = importlib.util.spec_from_file_location("check_layers", PROJECT_ROOT / "scripts/check_layers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.reload(check_layers)  # a fresh copy: tests patch its module globals
 
 
 def test_the_package_has_no_upward_import():
@@ -26,3 +23,19 @@ def test_an_upward_import_is_caught(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(checker, "PACKAGE", package)
     assert checker.main() == 1
     assert "UPWARD: storage (rank 2) imports agent (rank 5) at enrich_rag/storage/x.py:2" in capsys.readouterr().err
+
+
+def test_an_import_circle_and_a_front_door_import_are_caught(tmp_path, monkeypatch, capsys):
+    checker = _checker()
+    package = tmp_path / "enrich_rag"
+    (package / "stages").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "stages" / "__init__.py").write_text("")
+    (package / "stages" / "a.py").write_text("from enrich_rag.stages import b\n")
+    (package / "stages" / "b.py").write_text("def f():\n    from enrich_rag.stages.a import g\n")
+    monkeypatch.setattr(checker, "PACKAGE", package)
+    assert checker.main() == 1
+    assert "CIRCLE: enrich_rag.stages.a -> enrich_rag.stages.b -> enrich_rag.stages.a" in capsys.readouterr().err
+    (package / "stages" / "b.py").write_text("from enrich_rag import EnrichRAG\n")  # the front door is the top room
+    assert checker.main() == 1
+    assert "UPWARD: stages (rank 4) imports __init__ (rank 9)" in capsys.readouterr().err

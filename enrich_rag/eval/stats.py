@@ -52,7 +52,7 @@ def bootstrap(values: Sequence[float], resamples: int = 2000, seed: int = 0) -> 
     return _interval(x.mean(), x[_resample(len(x), resamples, seed)].mean(axis=1))
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float], resamples: int = 2000, seed: int = 0) -> Interval:
+def paired_difference(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, resamples: int = 2000, seed: int = 0) -> Interval:
     """mean(a) - mean(b) over the same questions, resampled together (a[i] and b[i] are one question)."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if len(x) != len(y) or len(x) == 0:

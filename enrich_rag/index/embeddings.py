@@ -10,14 +10,15 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
 from enrich_rag.config import EmbeddingsConfig
 from enrich_rag.errors import ModelLoadError, StorageError
+from enrich_rag.index.txtai_adapter import Encode, precomputed_vectors, replace_encoder
 from enrich_rag.storage.atomic import save_index
 
 
@@ -93,31 +94,30 @@ class QueryVectors:
         self.encoded = self.reused = 0  # strings sent to the model, and served from here
 
     def attach(self, index: SerializedIndex) -> None:
-        import numpy as np
+        key = str(index._embeddings.config.get("path"))
 
-        inner = index._embeddings
-        model, key = inner.model, str(inner.config.get("path"))
-        encode = model.vectorize
+        def wrap(encode: Encode) -> Encode:
+            def vectorize(data: list, category: str | None = None) -> np.ndarray:
+                if category not in (None, "query") or not all(isinstance(text, str) for text in data):
+                    return encode(data, category)
+                with self._lock:  # what is known is read here: another thread may evict it meanwhile
+                    known = {t: self._vectors[(key, t)] for t in data if (key, t) in self._vectors}
+                # One string at a time, as a lone search would: the same vector whether cached or not.
+                fresh = {t: encode([t], category)[0] for t in dict.fromkeys(data) if t not in known}
+                vectors = known | fresh
+                with self._lock:
+                    for text in dict.fromkeys(data):
+                        self._vectors[(key, text)] = vectors[text]
+                        self._vectors.move_to_end((key, text))
+                    while len(self._vectors) > self._size:
+                        self._vectors.popitem(last=False)
+                    self.encoded += len(fresh)
+                    self.reused += len(data) - len(fresh)
+                return np.stack([vectors[t] for t in data])
 
-        def vectorize(data: list, category: str | None = None):
-            if category not in (None, "query") or not all(isinstance(text, str) for text in data):
-                return encode(data, category)
-            with self._lock:  # what is known is read here: another thread may evict it meanwhile
-                known = {t: self._vectors[(key, t)] for t in data if (key, t) in self._vectors}
-            # One string at a time, as a lone search would: the same vector whether cached or not.
-            fresh = {t: encode([t], category)[0] for t in dict.fromkeys(data) if t not in known}
-            vectors = known | fresh
-            with self._lock:
-                for text in dict.fromkeys(data):
-                    self._vectors[(key, text)] = vectors[text]
-                    self._vectors.move_to_end((key, text))
-                while len(self._vectors) > self._size:
-                    self._vectors.popitem(last=False)
-                self.encoded += len(fresh)
-                self.reused += len(data) - len(fresh)
-            return np.stack([vectors[t] for t in data])
+            return vectorize
 
-        model.vectorize = vectorize
+        replace_encoder(index._embeddings, wrap)
 
 
 # The embedding models loaded in this process, by txtai's own cache key (path and method): every index
@@ -171,32 +171,11 @@ def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path:
     if vectors is None:
         embeddings.index(_progress(ordered, len(ordered), label))
     else:
-        with _precomputed(embeddings, {d["text"]: v for d, v in zip(documents, vectors)}):
+        by_text = {d["text"]: v for d, v in zip(documents, vectors)}
+        with precomputed_vectors(embeddings._embeddings, lambda texts: np.stack([by_text[t] for t in texts]).astype(np.float32)):
             embeddings.index(_progress(ordered, len(ordered), label))
     save_index(embeddings, path)
     return embeddings
-
-
-@contextmanager
-def _precomputed(embeddings: SerializedIndex, by_text: dict[str, Any]) -> Iterator[None]:
-    """txtai creates its vectors model inside `index`; its encode step is swapped for a lookup there,
-    and both are put back after, so later upserts encode as usual."""
-    import numpy as np
-
-    inner = embeddings._embeddings
-    create = inner.initindex
-
-    def initindex(reindex: bool) -> None:
-        create(reindex)
-        inner.model.vectorize = lambda texts, category=None: np.stack([by_text[t] for t in texts]).astype(np.float32)
-
-    inner.initindex = initindex
-    try:
-        yield
-    finally:
-        del inner.initindex
-        if inner.model is not None and "vectorize" in vars(inner.model):
-            del inner.model.vectorize
 
 
 def _progress(documents: Iterable[dict[str, Any]], total: int, label: str) -> Iterator[dict[str, Any]]:

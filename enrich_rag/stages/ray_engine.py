@@ -76,7 +76,7 @@ class ExtractBatch:
         self.share = extraction.seed_share
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        from enrich_rag.stages.seed_graph import in_seed
+        from enrich_rag.stages.seed_share import in_seed
 
         passages = [p for p in (Passage.from_row(row) for row in batch.to_pylist()) if in_seed(p.id, self.share)]
         out = self.extractor.extract(passages) if passages else Extraction()
@@ -119,14 +119,15 @@ class EmbedBatch:
     ones a local index build computes."""
 
     def __init__(self, embeddings: EmbeddingsConfig):
-        from txtai.vectors import VectorsFactory
-
         from enrich_rag.index.embeddings import txtai_config
+        from enrich_rag.index.txtai_adapter import vectors_model
 
-        self.model = VectorsFactory.create(txtai_config(embeddings), None)
+        self.model = vectors_model(txtai_config(embeddings))
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        vectors = self.model.vectorize(batch.column("text").to_pylist())
+        from enrich_rag.index.txtai_adapter import encode
+
+        vectors = encode(self.model, batch.column("text").to_pylist())
         return pa.table({"rank": batch.column("rank"),
                          "vector": pa.FixedSizeListArray.from_arrays(np.asarray(vectors, np.float32).ravel(), vectors.shape[1])})
 

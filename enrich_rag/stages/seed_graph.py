@@ -3,7 +3,6 @@ chunk to its title entity (no extraction needed), so all passages are graph node
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from tqdm import tqdm
@@ -13,6 +12,7 @@ from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extraction, Extractor
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.extract.title_links import TitleGazetteer
+from enrich_rag.stages.seed_share import in_seed
 from enrich_rag.storage.partitions import write_partition
 from enrich_rag.storage.passages import Passage, read_passages
 from enrich_rag.storage.schema import SEED_PARTITION
@@ -27,11 +27,6 @@ def extract_all(extractor: Extractor, chunks: list[Passage], batch_size: int, la
             out.extend(extractor.extract(batch))
             bar.update(len(batch))
     return out
-
-
-def in_seed(chunk_id: str, share: float) -> bool:
-    """Stable choice of the seed's chunks: the same chunk is in or out on every build."""
-    return share >= 1 or int(hashlib.sha1(chunk_id.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF < share
 
 
 def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks: Iterable[Passage] | None = None) -> dict[str, int]:

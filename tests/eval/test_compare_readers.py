@@ -1,15 +1,10 @@
-"""scripts/compare_readers.py: per-method ratios of two readers' runs, and whether only the reader differs."""
+"""enrich_rag/bench/compare_readers.py: per-method ratios of two readers' runs, and whether only the reader differs."""
 
-import importlib.util
 import json
 
 import yaml
 
-from tests.conftest import PROJECT_ROOT
-
-spec = importlib.util.spec_from_file_location("compare_readers", PROJECT_ROOT / "scripts/compare_readers.py")
-compare_readers = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(compare_readers)
+from enrich_rag.bench import compare_readers
 
 
 def _run(path, model, em, threads=2, k=2, max_new_tokens=16):

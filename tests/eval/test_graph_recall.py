@@ -1,12 +1,7 @@
-"""scripts/graph_recall.py: recall of PageRank's ranking read from a run's traces, by document."""
+"""enrich_rag/bench/graph_recall.py: recall of PageRank's ranking read from a run's traces, by document."""
 
-import importlib.util
 
-from tests.conftest import PROJECT_ROOT
-
-spec = importlib.util.spec_from_file_location("graph_recall", PROJECT_ROOT / "scripts/graph_recall.py")
-graph_recall = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(graph_recall)
+from enrich_rag.bench import graph_recall
 
 
 def _row(qid, method, ranks, partitions=()):

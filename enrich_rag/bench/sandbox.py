@@ -11,7 +11,7 @@ import yaml
 
 from enrich_rag.config import load_config
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 BUNDLED = PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
 
 
@@ -19,7 +19,8 @@ def sandbox_params(root: Path, passages: int, seed_share: float, **sections: dic
     """params.yaml for a build in `root` over the first `passages` distinct bundled passages (whole
     questions' contexts, in file order); `sections` override params.yaml per section."""
     base = yaml.safe_load((PROJECT / "params.yaml").read_text())
-    seen, docs = set(), []
+    seen: set[str] = set()
+    docs: list[dict[str, str]] = []
     for line in BUNDLED.read_text().splitlines():
         for ctx in json.loads(line)["contexts"]:
             if ctx["title"] not in seen and len(docs) < passages:
@@ -45,7 +46,8 @@ def build_sandbox(params: Path) -> list[str]:
     """Run the offline stages; returns the titles of passages the seed did not read (enrichment topics)."""
     from enrich_rag.stages.corpus import prepare_corpus
     from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.stages.seed_graph import build_seed_graph, in_seed
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.stages.seed_share import in_seed
     from enrich_rag.storage.dvc_tracking import DvcRepo
     from enrich_rag.storage.passages import read_passages
 

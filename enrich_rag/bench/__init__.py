@@ -1,0 +1,1 @@
+"""Benchmarks, studies and reliability tools; `scripts/` holds their entry points."""
