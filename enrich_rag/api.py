@@ -52,8 +52,9 @@ class Graph:
 class EnrichRAG:
     """One project: its settings, the open graph, indexes and models (loaded on first use)."""
 
-    def __init__(self, config: Config, resources: Resources | None = None, params: Path | str = "params.yaml",
-                 overlay: Path | str | None = None):
+    def __init__(
+        self, config: Config, resources: Resources | None = None, params: Path | str = "params.yaml", overlay: Path | str | None = None
+    ):
         self.config, self.params, self.overlay = config, Path(params), overlay
         self.resources = resources or Resources(config)
         self.repaired: Reconciliation = self.resources.writer.reconcile()  # what a killed write left is finished first

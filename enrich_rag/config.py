@@ -270,16 +270,16 @@ class Config:
 
     def with_root(self, root: Path) -> Config:
         """Resolve every relative path against `root`, so a config works from any cwd."""
-        resolved = {
-            f.name: resolve_path(getattr(self.paths, f.name), root)
-            for f in dataclasses.fields(PathsConfig)
-        }
+        resolved = {f.name: resolve_path(getattr(self.paths, f.name), root) for f in dataclasses.fields(PathsConfig)}
         corpus_source = self.corpus.source
         if not Path(corpus_source).is_absolute():
             corpus_source = str((root / corpus_source).resolve())
         ev = self.eval
-        eval_paths: dict[str, Any] = {k: str((root / getattr(ev, k)).resolve()) for k in ("questions", "corpus", "output")
-                      if getattr(ev, k) and getattr(ev, k) != BUILT_CORPUS and not Path(getattr(ev, k)).is_absolute()}
+        eval_paths: dict[str, Any] = {
+            k: str((root / getattr(ev, k)).resolve())
+            for k in ("questions", "corpus", "output")
+            if getattr(ev, k) and getattr(ev, k) != BUILT_CORPUS and not Path(getattr(ev, k)).is_absolute()
+        }
         return dataclasses.replace(
             self,
             paths=PathsConfig(**resolved),
@@ -330,7 +330,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 _SUBSECTIONS = {"JudgeConfig": JudgeConfig}
 _SCALARS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "int": (int, "an integer"), "float": ((int, float), "a number"), "bool": (bool, "true or false"), "str": (str, "a string")}
+    "int": (int, "an integer"),
+    "float": ((int, float), "a number"),
+    "bool": (bool, "true or false"),
+    "str": (str, "a string"),
+}
 
 
 def check_field(section: str, f: dataclasses.Field, value: Any) -> Any:

@@ -60,11 +60,15 @@ def _cell(text: Any) -> str:
 
 def render() -> str:
     comments = field_comments(inspect.getsource(config_module))
-    lines = ["# Configuration reference", "",
-             "Generated from `enrich_rag/config.py` by `python scripts/config_reference.py` (CI fails when it differs).",
-             "Every key lives in `params.yaml` under its section; a `configs/*.yaml` overlay or a workspace's `config.yaml`",
-             "sets any subset. Unknown keys, wrong types, values out of bounds and unknown choices stop loading with one",
-             "line naming the key.", ""]
+    lines = [
+        "# Configuration reference",
+        "",
+        "Generated from `enrich_rag/config.py` by `python scripts/config_reference.py` (CI fails when it differs).",
+        "Every key lives in `params.yaml` under its section; a `configs/*.yaml` overlay or a workspace's `config.yaml`",
+        "sets any subset. Unknown keys, wrong types, values out of bounds and unknown choices stop loading with one",
+        "line naming the key.",
+        "",
+    ]
     sections: list[tuple[str, Any]] = [(f.name, f.default_factory) for f in dataclasses.fields(Config)]
     while sections:
         name, cls = sections.pop(0)
@@ -80,7 +84,9 @@ def render() -> str:
                 sections.insert(0, (f"{name}.{f.name}", factory))
                 lines.append(f"| `{f.name}` | section | | | see `{name}.{f.name}` below |")
                 continue
-            lines.append(f"| `{f.name}` | {_cell(kind)} | `{_cell(_default(f))}` | {_cell(_allowed(f))} | "
-                         f"{_cell(comments.get((cls.__name__, f.name), ''))} |")
+            lines.append(
+                f"| `{f.name}` | {_cell(kind)} | `{_cell(_default(f))}` | {_cell(_allowed(f))} | "
+                f"{_cell(comments.get((cls.__name__, f.name), ''))} |"
+            )
         lines.append("")
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """Ask the project's built graph (run `scripts/run.sh demo` or `enrich-rag build` first).
 
-    .venv/bin/python examples/ask.py "Who was the first wife of Erica Packer's husband?"
+.venv/bin/python examples/ask.py "Who was the first wife of Erica Packer's husband?"
 """
 
 import sys

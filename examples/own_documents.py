@@ -1,6 +1,6 @@
 """Build a folder of .txt / .md / .jsonl files into a workspace of its own, ask it, let it enrich.
 
-    .venv/bin/python examples/own_documents.py path/to/folder "your question"
+.venv/bin/python examples/own_documents.py path/to/folder "your question"
 """
 
 import sys

@@ -33,11 +33,13 @@ case "$mode" in
     ;;
   test)
     ruff check .        # lint and import order ([tool.ruff] in pyproject.toml)
+    ruff format --check .
     mypy                # types of the package ([tool.mypy])
     python -m pytest -q
     ;;
   fast)
     ruff check .
+    ruff format --check .
     mypy
     python -m pytest -q -m "not slow and not integration" --durations=10
     ;;

@@ -31,19 +31,35 @@ def pytest_collection_modifyitems(items):
         if BUILD_FIXTURES & fixtures:
             item.add_marker(pytest.mark.integration)
 
+
 SMALL_CORPUS = [
-    {"id": "inception", "title": "Inception",
-     "text": "Inception is a 2010 science fiction film. Christopher Nolan directed Inception. "
-             "The film stars Leonardo DiCaprio as a thief who steals corporate secrets."},
-    {"id": "nolan", "title": "Christopher Nolan",
-     "text": "Christopher Nolan is a British-American film director. Nolan was born in London in 1970. "
-             "He studied English literature at University College London."},
-    {"id": "london", "title": "London",
-     "text": "London is the capital city of England and the United Kingdom. It stands on the River Thames."},
-    {"id": "thames", "title": "River Thames",
-     "text": "The River Thames flows through southern England. Its source is near Kemble in Gloucestershire."},
-    {"id": "dicaprio", "title": "Leonardo DiCaprio",
-     "text": "Leonardo DiCaprio is an American actor. DiCaprio won the Academy Award for Best Actor in 2016."},
+    {
+        "id": "inception",
+        "title": "Inception",
+        "text": "Inception is a 2010 science fiction film. Christopher Nolan directed Inception. "
+        "The film stars Leonardo DiCaprio as a thief who steals corporate secrets.",
+    },
+    {
+        "id": "nolan",
+        "title": "Christopher Nolan",
+        "text": "Christopher Nolan is a British-American film director. Nolan was born in London in 1970. "
+        "He studied English literature at University College London.",
+    },
+    {
+        "id": "london",
+        "title": "London",
+        "text": "London is the capital city of England and the United Kingdom. It stands on the River Thames.",
+    },
+    {
+        "id": "thames",
+        "title": "River Thames",
+        "text": "The River Thames flows through southern England. Its source is near Kemble in Gloucestershire.",
+    },
+    {
+        "id": "dicaprio",
+        "title": "Leonardo DiCaprio",
+        "text": "Leonardo DiCaprio is an American actor. DiCaprio won the Academy Award for Best Actor in 2016.",
+    },
 ]
 
 

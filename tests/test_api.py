@@ -60,8 +60,7 @@ def test_build_dir_keeps_each_folder_in_its_own_workspace(tmp_path):
     second = runner.invoke(app, ["build", str(rivers), "--params", str(params), "--workspace", str(tmp_path / "ws/rivers")])
     assert second.exit_code == 0, second.output
     for name, passages in (("films", 5), ("rivers", 3)):
-        summary = runner.invoke(app, ["summary", "--params", str(params), "--config", str(tmp_path / f"ws/{name}/config.yaml"),
-                                      "--json"])
+        summary = runner.invoke(app, ["summary", "--params", str(params), "--config", str(tmp_path / f"ws/{name}/config.yaml"), "--json"])
         assert json.loads(summary.stdout)["passages"] == passages, name  # the second build left the first alone
     again = runner.invoke(app, ["build", str(films), "--params", str(params), "--workspace", str(tmp_path / "ws/films")])
     assert again.exit_code == 0 and "building" not in again.output  # built with these settings: nothing to do

@@ -53,8 +53,12 @@ def test_demo_answers_questions_with_gold_citations_and_seconds(built_small, tmp
     import yaml
 
     questions = tmp_path / "questions.jsonl"
-    questions.write_text(json.dumps({"id": "q1", "question": "Who directed Inception?", "answers": ["Christopher Nolan"]}) + "\n"
-                         + json.dumps({"id": "q2", "question": "Where was Christopher Nolan born?", "answers": ["London"]}) + "\n")
+    questions.write_text(
+        json.dumps({"id": "q1", "question": "Who directed Inception?", "answers": ["Christopher Nolan"]})
+        + "\n"
+        + json.dumps({"id": "q2", "question": "Where was Christopher Nolan born?", "answers": ["London"]})
+        + "\n"
+    )
     params = tmp_path / "demo-params.yaml"
     params.write_text(yaml.safe_dump({"paths": dict(built_small.paths.__dict__), "llm": {"backend": "llamacpp", "model": "gemma-270m"}}))
     result = CliRunner().invoke(app, ["demo", "--params", str(params), "--questions", str(questions), "--json"])
@@ -147,14 +151,18 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
     from enrich_rag.agent.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
-    partition = Agent(resources, dataclasses.replace(gap_config.agent, expansion="template")).enrich(
-        "Where was Christopher Nolan born?", []).partition
+    partition = (
+        Agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
+        .enrich("Where was Christopher Nolan born?", [])
+        .partition
+    )
     resources.close()
     params, runner = _params(gap_config, tmp_path), CliRunner()
     before, after = tmp_path / "seed.graphml", tmp_path / "now.graphml"
     assert runner.invoke(app, ["graph", "export", str(before), "--upto", "seed", "--params", str(params)]).exit_code == 0
     assert runner.invoke(app, ["graph", "export", str(after), "--params", str(params)]).exit_code == 0
     seed, now = nx.read_graphml(before), nx.read_graphml(after)
+
     def born(graph):
         return [d for *_, d in graph.edges(data=True) if "born in London" in d["evidence"]]
 
@@ -166,10 +174,20 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
     assert missing.exit_code == 1 and "no partition 'enrich-nope'" in missing.output
 
     saved = tmp_path / "answer.json"
-    saved.write_text(json.dumps({"subgraph": {
-        "nodes": [{"id": "christopher nolan", "label": "Christopher Nolan", "kind": "entity"},
-                  {"id": "p:nolan::c0", "label": "Christopher Nolan", "kind": "passage"}],
-        "edges": [{"src": "christopher nolan", "dst": "p:nolan::c0", "kind": "title"}], "context": ["nolan::c0"]}}))
+    saved.write_text(
+        json.dumps(
+            {
+                "subgraph": {
+                    "nodes": [
+                        {"id": "christopher nolan", "label": "Christopher Nolan", "kind": "entity"},
+                        {"id": "p:nolan::c0", "label": "Christopher Nolan", "kind": "passage"},
+                    ],
+                    "edges": [{"src": "christopher nolan", "dst": "p:nolan::c0", "kind": "title"}],
+                    "context": ["nolan::c0"],
+                }
+            }
+        )
+    )
     assert runner.invoke(app, ["graph", "export", str(tmp_path / "a.graphml"), "--answer", str(saved)]).exit_code == 0
     tree = nx.read_graphml(tmp_path / "a.graphml")
     assert tree.nodes["p:nolan::c0"]["context"] is True and tree.nodes["christopher nolan"]["context"] is False

@@ -12,24 +12,27 @@ from enrich_rag.serve import settings as web_settings
 from tests.conftest import PROJECT_ROOT
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"evidense": {"k": 2}}, "unknown section(s) evidense"),
-    ({"evidence": {"kk": 2}}, "unknown key(s) in 'evidence': kk"),
-    ({"agent": 5}, "section 'agent' must be a mapping"),
-    ({"agent": {"max_iterations": "eight"}}, "agent.max_iterations must be an integer, got 'eight'"),
-    ({"corpus": {"chunk_size": "800"}}, "corpus.chunk_size must be an integer"),
-    ({"agent": {"allow_enrich": 1}}, "agent.allow_enrich must be true or false"),
-    ({"evidence": {"candidates": 1_000_000_000}}, "evidence.candidates must be >= 1 and <= 200"),
-    ({"evidence": {"k": 0}}, "evidence.k must be >= 1"),
-    ({"agent": {"max_iterations": -1}}, "agent.max_iterations must be >= 1"),
-    ({"agent": {"ppl_threshold": -1.0}}, "agent.ppl_threshold must be >= 0.0"),
-    ({"extraction": {"seed_share": 0}}, "extraction.seed_share must be > 0.0"),
-    ({"agent": {"expansion": "magic"}}, "agent.expansion must be one of llm, template"),
-    ({"llm": {"backend": "gpt"}}, "llm.backend must be one of llamacpp, embedded, hf, openai"),
-    ({"extraction": {"skip_labels": [1, 2]}}, "extraction.skip_labels must be a list of strings"),
-    ({"serve": {"workers": 0}}, "serve.workers must be >= 1"),
-    ({"serve": {"max_body_bytes": 10**12}}, "serve.max_body_bytes must be >= 1024 and <= 10000000"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"evidense": {"k": 2}}, "unknown section(s) evidense"),
+        ({"evidence": {"kk": 2}}, "unknown key(s) in 'evidence': kk"),
+        ({"agent": 5}, "section 'agent' must be a mapping"),
+        ({"agent": {"max_iterations": "eight"}}, "agent.max_iterations must be an integer, got 'eight'"),
+        ({"corpus": {"chunk_size": "800"}}, "corpus.chunk_size must be an integer"),
+        ({"agent": {"allow_enrich": 1}}, "agent.allow_enrich must be true or false"),
+        ({"evidence": {"candidates": 1_000_000_000}}, "evidence.candidates must be >= 1 and <= 200"),
+        ({"evidence": {"k": 0}}, "evidence.k must be >= 1"),
+        ({"agent": {"max_iterations": -1}}, "agent.max_iterations must be >= 1"),
+        ({"agent": {"ppl_threshold": -1.0}}, "agent.ppl_threshold must be >= 0.0"),
+        ({"extraction": {"seed_share": 0}}, "extraction.seed_share must be > 0.0"),
+        ({"agent": {"expansion": "magic"}}, "agent.expansion must be one of llm, template"),
+        ({"llm": {"backend": "gpt"}}, "llm.backend must be one of llamacpp, embedded, hf, openai"),
+        ({"extraction": {"skip_labels": [1, 2]}}, "extraction.skip_labels must be a list of strings"),
+        ({"serve": {"workers": 0}}, "serve.workers must be >= 1"),
+        ({"serve": {"max_body_bytes": 10**12}}, "serve.max_body_bytes must be >= 1024 and <= 10000000"),
+    ],
+)
 def test_bad_values_are_refused_with_one_line(data, message):
     with pytest.raises(ConfigError) as err:
         config_from_dict(data)
@@ -57,25 +60,30 @@ def test_web_settings_take_their_bounds_from_the_config_fields():
     config = Config()
     assert web_settings.effective(config, {})["k"] == EvidenceConfig().k
     assert web_settings.check({"k": 20}) == {"evidence": {"k": 20}}
-    for bad, message in [({"k": 21}, "evidence.k must be >= 1 and <= 20, got 21"),
-                         ({"candidates": 0}, "evidence.candidates must be >= 1"),
-                         ({"candidates": 50}, "evidence.candidates must be <= 20 on the web page"),
-                         ({"ppl_threshold": -1.0}, "agent.ppl_threshold must be >= 0.0"),
-                         ({"rerank": "models/x"}, "evidence.rerank must be one of entity, none, llm"),
-                         ({"nope": 1}, "web setting 'nope' is not one the page may change")]:
+    for bad, message in [
+        ({"k": 21}, "evidence.k must be >= 1 and <= 20, got 21"),
+        ({"candidates": 0}, "evidence.candidates must be >= 1"),
+        ({"candidates": 50}, "evidence.candidates must be <= 20 on the web page"),
+        ({"ppl_threshold": -1.0}, "agent.ppl_threshold must be >= 0.0"),
+        ({"rerank": "models/x"}, "evidence.rerank must be one of entity, none, llm"),
+        ({"nope": 1}, "web setting 'nope' is not one the page may change"),
+    ]:
         with pytest.raises(ConfigError, match=message):
             web_settings.check(bad)
 
 
-@pytest.mark.parametrize("overlay, message", [
-    ({"eval": {"questions": "q.jsonl", "judge": {"enabeld": True}}}, "unknown key(s) in 'eval.judge': enabeld"),
-    ({"eval": {"questions": "q.jsonl", "sample": "ten"}}, "eval.sample must be an integer, got 'ten'"),
-    ({"eval": {"questions": "q.jsonl", "format": "squad"}}, "eval.format must be one of normalized"),
-    ({"eval": {"questions": "q.jsonl", "ks": [2, "five"]}}, "eval.ks must be a list of integers"),
-    ({"eval": {"questons": "q.jsonl"}}, "unknown key(s) in 'eval': questons"),
-    ({"serve": {"workers": 0}}, "serve.workers must be >= 1 and <= 64, got 0"),
-    ({"serve": {"query_timeout": 5}}, "unknown key(s) in 'serve': query_timeout"),
-])
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        ({"eval": {"questions": "q.jsonl", "judge": {"enabeld": True}}}, "unknown key(s) in 'eval.judge': enabeld"),
+        ({"eval": {"questions": "q.jsonl", "sample": "ten"}}, "eval.sample must be an integer, got 'ten'"),
+        ({"eval": {"questions": "q.jsonl", "format": "squad"}}, "eval.format must be one of normalized"),
+        ({"eval": {"questions": "q.jsonl", "ks": [2, "five"]}}, "eval.ks must be a list of integers"),
+        ({"eval": {"questons": "q.jsonl"}}, "unknown key(s) in 'eval': questons"),
+        ({"serve": {"workers": 0}}, "serve.workers must be >= 1 and <= 64, got 0"),
+        ({"serve": {"query_timeout": 5}}, "unknown key(s) in 'serve': query_timeout"),
+    ],
+)
 def test_eval_and_serve_are_sections_of_the_one_strict_config(tmp_path: Path, overlay, message):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(overlay))
@@ -89,8 +97,9 @@ def test_a_bad_eval_key_is_one_line_from_run_evaluation(tmp_path: Path):
 
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({"eval": {"questions": "q.jsonl", "judge": {"enabeld": True}}}))
-    result = subprocess.run([sys.executable, "run_evaluation.py", "--config", str(path)], cwd=PROJECT_ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "run_evaluation.py", "--config", str(path)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120
+    )
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == 1 and len(lines) == 1 and "enabeld" in lines[0], result.stderr
 

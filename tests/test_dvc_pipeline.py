@@ -16,8 +16,9 @@ from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
 
 def _dvc(repo: Path, *args: str) -> str:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
-    result = subprocess.run([str(Path(sys.executable).with_name("dvc")), *args], cwd=repo, env=env,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("dvc")), *args], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
 
@@ -28,8 +29,7 @@ def test_dvc_repro_builds_skips_and_reruns_on_param_change(tmp_path):
     repo.mkdir()
     for name in ("dvc.yaml", "scripts", "enrich_rag"):
         src = PROJECT_ROOT / name
-        (shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir()
-         else shutil.copy(src, repo / name))
+        (shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(src, repo / name))
     params = yaml.safe_load((PROJECT_ROOT / "params.yaml").read_text())
     params["corpus"].update(source="data/small.jsonl", format="jsonl", chunk_size=400)
     (repo / "params.yaml").write_text(yaml.safe_dump(params))

@@ -70,8 +70,13 @@ class Subgraph:
 
     def to_dict(self) -> dict[str, Any]:
         """What the web page draws, and which of it the reader read."""
-        return {"nodes": self.nodes, "edges": self.edges, "entry_ids": self.entry_ids,
-                "context": [p.id for p in self.passages], "fact_lines": [f.id for f in self.facts]}
+        return {
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "entry_ids": self.entry_ids,
+            "context": [p.id for p in self.passages],
+            "fact_lines": [f.id for f in self.facts],
+        }
 
 
 def passage_node(chunk_id: str) -> str:
@@ -111,20 +116,36 @@ class TreeGraph:
         return key in self._index
 
 
-def passage_prizes(passages: Sequence[Passage], entities: Sequence[str], dense: dict[str, float],
-                   evidence: EvidenceConfig, selected: Sequence[str] = (), pagerank: dict[str, float] | None = None,
-                   ) -> dict[str, float]:
+def passage_prizes(
+    passages: Sequence[Passage],
+    entities: Sequence[str],
+    dense: dict[str, float],
+    evidence: EvidenceConfig,
+    selected: Sequence[str] = (),
+    pagerank: dict[str, float] | None = None,
+) -> dict[str, float]:
     """Entity-first's hybrid score on the passage's title and lead (its retrieval score the higher of its
     PageRank mass and its dense relevance), the rank prize of entity-first's choice, and PageRank."""
     ranker = entity_ranker(evidence)
     pagerank = pagerank or {}
     chosen = {pid: SELECTION_PRIZE * (len(selected) - i) / len(selected) for i, pid in enumerate(selected)}
-    return {p.id: ranker.score(lead(ranker_view(p.scored(max(p.score, dense.get(p.id, 0.0))))), entities)
-            + chosen.get(p.id, 0.0) + PAGERANK_PRIZE * pagerank.get(p.id, 0.0) for p in passages}
+    return {
+        p.id: ranker.score(lead(ranker_view(p.scored(max(p.score, dense.get(p.id, 0.0))))), entities)
+        + chosen.get(p.id, 0.0)
+        + PAGERANK_PRIZE * pagerank.get(p.id, 0.0)
+        for p in passages
+    }
 
 
-def tree_graph(question: str, entities: Sequence[str], ranking: GraphRanking, passages: Sequence[Passage],
-               agent: AgentConfig, evidence: EvidenceConfig, selected: Sequence[str] = ()) -> TreeGraph:
+def tree_graph(
+    question: str,
+    entities: Sequence[str],
+    ranking: GraphRanking,
+    passages: Sequence[Passage],
+    agent: AgentConfig,
+    evidence: EvidenceConfig,
+    selected: Sequence[str] = (),
+) -> TreeGraph:
     hood = ranking.neighbourhood
     words = content_words(question)
     g = TreeGraph()
@@ -141,15 +162,27 @@ def tree_graph(question: str, entities: Sequence[str], ranking: GraphRanking, pa
         entity = link["node"]
         g.node(entity, 1.0 if entity in named else OTHER_ENTITY_PRIZE * hood.mass.get(entity, 0.0) / top)
         kind = "title" if link["is_title"] else "mention"
-        g.edge(entity, passage_node(link["chunk_id"]), agent.edge_cost * COSTS[kind], kind=kind,
-               relation="is the page of" if link["is_title"] else "is named in", chunk_id=link["chunk_id"])
+        g.edge(
+            entity,
+            passage_node(link["chunk_id"]),
+            agent.edge_cost * COSTS[kind],
+            kind=kind,
+            relation="is the page of" if link["is_title"] else "is named in",
+            chunk_id=link["chunk_id"],
+        )
     for fact in {f["id"]: f for f in hood.facts}.values():
         if fact["src"] not in g or fact["dst"] not in g:
             continue
         relevance = overlap(words, fact["evidence"])
         kind = "structural" if fact["relation"] in STRUCTURAL_RELATIONS else "relation"
-        g.edge(fact["src"], fact["dst"], agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
-               relevance * float(fact["confidence"]), kind=kind, fact=fact)
+        g.edge(
+            fact["src"],
+            fact["dst"],
+            agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
+            relevance * float(fact["confidence"]),
+            kind=kind,
+            fact=fact,
+        )
     reset_top = max(hood.reset.values(), default=0.0) or 1.0
     asked: set[str] = set()
     for key, weight in hood.reset.items():
@@ -181,9 +214,17 @@ def tree_order(nodes: set[int], edges: list[tuple[int, int]], start: int, first:
     return order + sorted(nodes - set(order))
 
 
-def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking, store: GraphStore,
-                   agent: AgentConfig, evidence: EvidenceConfig, budget: int,
-                   previous: Sequence[Evidence] = (), selected: Sequence[Passage] = ()) -> Subgraph:
+def enrich_context(
+    question: str,
+    entities: Sequence[str],
+    ranking: GraphRanking,
+    store: GraphStore,
+    agent: AgentConfig,
+    evidence: EvidenceConfig,
+    budget: int,
+    previous: Sequence[Evidence] = (),
+    selected: Sequence[Passage] = (),
+) -> Subgraph:
     """The context for a budget of `budget` passages: what the reader read before (`previous`) in its
     order, then the tree's new passages and the fact lines they do not already state. `selected`:
     entity-first's choice, prized by rank."""
@@ -191,8 +232,18 @@ def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking
     candidates = list({p.id: p for p in [*kept, *selected, *ranking.passages]}.values())
     g = tree_graph(question, entities, ranking, candidates, agent, evidence, [p.id for p in selected])
     passage_index = [i for i, key in enumerate(g.keys) if key.startswith("p:")]
-    result = solve_pcst(len(g.keys), g.edges, g.prizes, g.edge_prizes, g.costs, agent.max_nodes, agent.max_edges,
-                        counted=passage_index, max_counted=budget, root=0)
+    result = solve_pcst(
+        len(g.keys),
+        g.edges,
+        g.prizes,
+        g.edge_prizes,
+        g.costs,
+        agent.max_nodes,
+        agent.max_edges,
+        counted=passage_index,
+        max_counted=budget,
+        root=0,
+    )
     chosen = [g.edges[i] for i in result.edges]
     named = {node_id(e) for e in entities}
     # The question's own entities first, then by prize: the context reads from what is asked outwards.
@@ -209,8 +260,14 @@ def enrich_context(question: str, entities: Sequence[str], ranking: GraphRanking
     for i in result.edges:
         row = g.rows[i]
         fact = row.get("fact")
-        if (evidence.fact_lines and fact and row["kind"] == "relation" and fact["chunk_id"] not in stated
-                and fact["id"] not in read_ids and len([e for e in read if isinstance(e, Edge)]) < evidence.max_fact_lines):
+        if (
+            evidence.fact_lines
+            and fact
+            and row["kind"] == "relation"
+            and fact["chunk_id"] not in stated
+            and fact["id"] not in read_ids
+            and len([e for e in read if isinstance(e, Edge)]) < evidence.max_fact_lines
+        ):
             read.append(Edge.from_row(fact, g.edge_prizes[i]))
             read_ids.add(fact["id"])
     return drawn(g, result.nodes, result.edges, read, store)
@@ -229,8 +286,10 @@ def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[E
     titles = {passage_node(e.id): e.title or e.id for e in read if isinstance(e, Passage)}
     index = {key: i for i, key in enumerate(g.keys)}
     out_nodes = [{"id": k, "name": names.get(k, k), "kind": "entity", "prize": round(g.prizes[index[k]], 4)} for k in entities]
-    out_nodes += [{"id": k, "name": titles[k], "kind": "passage", "chunk_id": k[2:],
-                   "prize": round(g.prizes[index[k]], 4) if k in index else 0.0} for k in sorted(read_nodes)]
+    out_nodes += [
+        {"id": k, "name": titles[k], "kind": "passage", "chunk_id": k[2:], "prize": round(g.prizes[index[k]], 4) if k in index else 0.0}
+        for k in sorted(read_nodes)
+    ]
     out_edges = [_edge_record(r) for r in rows if r["src"] in keys and r["dst"] in keys]
     entry = sorted({r["dst"] for r in g.rows if r["kind"] == "question" and r["dst"] in keys})
     return Subgraph(out_nodes, out_edges, entry, list(read), (len(g.keys), len(g.edges)))
@@ -239,10 +298,26 @@ def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[E
 def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
     fact = row.get("fact")
     if fact:
-        return {"id": fact["id"], "src": row["src"], "dst": row["dst"], "kind": row["kind"], "relation": fact["relation"],
-                "evidence": fact["evidence"], "chunk_id": fact["chunk_id"], "extractor": fact.get("extractor") or ""}
-    return {"id": f"{row['src']}|{row['dst']}", "src": row["src"], "dst": row["dst"], "kind": row["kind"],
-            "relation": row["relation"], "evidence": "", "chunk_id": row.get("chunk_id", ""), "extractor": ""}
+        return {
+            "id": fact["id"],
+            "src": row["src"],
+            "dst": row["dst"],
+            "kind": row["kind"],
+            "relation": fact["relation"],
+            "evidence": fact["evidence"],
+            "chunk_id": fact["chunk_id"],
+            "extractor": fact.get("extractor") or "",
+        }
+    return {
+        "id": f"{row['src']}|{row['dst']}",
+        "src": row["src"],
+        "dst": row["dst"],
+        "kind": row["kind"],
+        "relation": row["relation"],
+        "evidence": "",
+        "chunk_id": row.get("chunk_id", ""),
+        "extractor": "",
+    }
 
 
 def drawn_passages(passages: list[Passage], ranking: GraphRanking | None, store: GraphStore) -> Subgraph:
@@ -259,6 +334,12 @@ def drawn_passages(passages: list[Passage], ranking: GraphRanking | None, store:
         if r["is_title"] or r["node"] in shared:
             g.node(r["node"], 0.0)
             kind = "title" if r["is_title"] else "mention"
-            g.edge(r["node"], passage_node(r["chunk_id"]), COSTS[kind], kind=kind,
-                   relation="is the page of" if r["is_title"] else "is named in", chunk_id=r["chunk_id"])
+            g.edge(
+                r["node"],
+                passage_node(r["chunk_id"]),
+                COSTS[kind],
+                kind=kind,
+                relation="is the page of" if r["is_title"] else "is named in",
+                chunk_id=r["chunk_id"],
+            )
     return drawn(g, range(len(g.keys)), range(len(g.edges)), list(passages), store)

@@ -48,10 +48,18 @@ class EnrichResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
-        out = {"expansion_query": self.expansion_query, "query_source": self.query_source,
-               "unread_candidates": self.unread_candidates, "new_chunks": self.new_chunks,
-               "partition": self.partition, "nodes": self.nodes, "edges": self.edges, "indexed": self.indexed,
-               "dvc": self.dvc, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+        out = {
+            "expansion_query": self.expansion_query,
+            "query_source": self.query_source,
+            "unread_candidates": self.unread_candidates,
+            "new_chunks": self.new_chunks,
+            "partition": self.partition,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "indexed": self.indexed,
+            "dvc": self.dvc,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
         if not self.partition:
             out["reason"] = "nothing new in the chunks read" if self.new_chunks else "no uncovered chunks found"
         return out
@@ -79,8 +87,7 @@ def already_read(store: GraphStore, chunk_ids: list[str], deep: str = "") -> set
     return store.chunks_read_by(chunk_ids, deep) if deep else store.covered_chunks(chunk_ids)
 
 
-def random_targets(question: str, corpus: Callable[[str, int], list[Passage]], store: GraphStore, limit: int,
-                   deep: str) -> list[Passage]:
+def random_targets(question: str, corpus: Callable[[str, int], list[Passage]], store: GraphStore, limit: int, deep: str) -> list[Passage]:
     """The control for targeting: unread chunks drawn at random (seeded by the question) from the
     question's own top corpus hits, so they are on topic but not chosen by the graph."""
     hits = corpus(question, CONTROL_POOL)
@@ -91,9 +98,18 @@ def random_targets(question: str, corpus: Callable[[str, int], list[Passage]], s
 
 
 def enrich_graph(
-    question: str, facts: list[str], *, corpus: Callable[[str, int], list[Passage]], store: GraphStore,
-    extractor: Callable[[], Extractor], writer: GraphWriter, llm: LLM | None, limit_chunks: int,
-    candidates: Sequence[Passage] = (), deep: str = "", targets: str = "ranked",
+    question: str,
+    facts: list[str],
+    *,
+    corpus: Callable[[str, int], list[Passage]],
+    store: GraphStore,
+    extractor: Callable[[], Extractor],
+    writer: GraphWriter,
+    llm: LLM | None,
+    limit_chunks: int,
+    candidates: Sequence[Passage] = (),
+    deep: str = "",
+    targets: str = "ranked",
 ) -> EnrichResult:
     """`facts`: the evidence texts the reader had; `candidates`: the question's top passages, best
     first; `llm` None uses the template query; `extractor` loads on first need. `deep`: the deep

@@ -1,15 +1,15 @@
 """The per-question agent loop, top to bottom:
 
-    AnalyzeQuery (entities, kind)
-    for each enrichment round (0 .. max_enrich_rounds):
-        search round: GraphRank (one DuckDB read of the question's neighbourhood; personalized PageRank
-                      over its entities and passages), then per iteration i:
-                      EnrichContext (the PCST evidence tree over that same neighbourhood, k + i passages
-                      and its fact lines: the reader's context) -> CheckSufficiency
-                      until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
-        AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-    answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
-    citations; unsure when that perplexity stays over the threshold (`agent.abstain`: say so instead)
+AnalyzeQuery (entities, kind)
+for each enrichment round (0 .. max_enrich_rounds):
+    search round: GraphRank (one DuckDB read of the question's neighbourhood; personalized PageRank
+                  over its entities and passages), then per iteration i:
+                  EnrichContext (the PCST evidence tree over that same neighbourhood, k + i passages
+                  and its fact lines: the reader's context) -> CheckSufficiency
+                  until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
+    AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
+answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
+citations; unsure when that perplexity stays over the threshold (`agent.abstain`: say so instead)
 """
 
 from __future__ import annotations
@@ -84,19 +84,30 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
         return {
-            "question": self.question, "answer": self.answer,
+            "question": self.question,
+            "answer": self.answer,
             "perplexity": self.perplexity if math.isfinite(self.perplexity) else None,
-            "sufficient": self.sufficient, "threshold": self.threshold, "citations": [asdict(c) for c in self.citations],
-            "subgraph": self.subgraph, "trace": self.trace.to_dict(),
+            "sufficient": self.sufficient,
+            "threshold": self.threshold,
+            "citations": [asdict(c) for c in self.citations],
+            "subgraph": self.subgraph,
+            "trace": self.trace.to_dict(),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Answer:
         """An answer a server sent back (`enrich-rag query` against a running server)."""
         perplexity = data.get("perplexity")
-        return cls(data["question"], data["answer"], math.inf if perplexity is None else float(perplexity),
-                   bool(data["sufficient"]), [Citation(**c) for c in data.get("citations", [])], data.get("subgraph", {}),
-                   Trace.from_dict(data.get("trace", {"question": data["question"]})), float(data.get("threshold", 0.0)))
+        return cls(
+            data["question"],
+            data["answer"],
+            math.inf if perplexity is None else float(perplexity),
+            bool(data["sufficient"]),
+            [Citation(**c) for c in data.get("citations", [])],
+            data.get("subgraph", {}),
+            Trace.from_dict(data.get("trace", {"question": data["question"]})),
+            float(data.get("threshold", 0.0)),
+        )
 
 
 @dataclass
@@ -132,9 +143,16 @@ def validate_question(question: str) -> str:
 
 def _context_record(sub: Subgraph, selection: dict[str, Any] | None) -> dict[str, Any]:
     record = {"selection": selection} if selection is not None else {}
-    return record | {"entry_points": len(sub.entry_ids), "candidates": list(sub.candidates), "subgraph_nodes": len(sub.nodes),
-                     "facts": len(sub.evidence), "passages": len(sub.passages), "fact_lines": len(sub.facts),
-                     "chunk_ids": [p.id for p in sub.passages], "fact_ids": [f.id for f in sub.facts]}
+    return record | {
+        "entry_points": len(sub.entry_ids),
+        "candidates": list(sub.candidates),
+        "subgraph_nodes": len(sub.nodes),
+        "facts": len(sub.evidence),
+        "passages": len(sub.passages),
+        "fact_lines": len(sub.facts),
+        "chunk_ids": [p.id for p in sub.passages],
+        "fact_ids": [f.id for f in sub.facts],
+    }
 
 
 class Agent:
@@ -146,9 +164,13 @@ class Agent:
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
 
-    def answer(self, question: str, allow_enrich: bool | None = None,
-               should_stop: Callable[[], str | None] | None = None,
-               time_for_enrichment: Callable[[], bool] | None = None) -> Answer:
+    def answer(
+        self,
+        question: str,
+        allow_enrich: bool | None = None,
+        should_stop: Callable[[], str | None] | None = None,
+        time_for_enrichment: Callable[[], bool] | None = None,
+    ) -> Answer:
         """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped.
         `time_for_enrichment` is asked before an EnrichGraph round: False answers with what was read
         (unsure) instead of starting a round the request's time limit cannot hold."""
@@ -170,8 +192,16 @@ class Agent:
         text = best.best.answer if best.best else ""
         if not sure and self.config.abstain:
             text = NOT_FOUND
-        return Answer(question, text, best.perplexity, sure, [Citation.of(e) for e in best.evidence],
-                      best.subgraph.to_dict(), trace, self.ppl_threshold)
+        return Answer(
+            question,
+            text,
+            best.perplexity,
+            sure,
+            [Citation.of(e) for e in best.evidence],
+            best.subgraph.to_dict(),
+            trace,
+            self.ppl_threshold,
+        )
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
         with trace.step("AnalyzeQuery", query=question) as step:
@@ -181,10 +211,17 @@ class Agent:
 
     def rank(self, question: str, analysis: QueryAnalysis) -> GraphRanking:
         resources = self.resources
-        return rank_passages(question, store=resources.store, graph_index=resources.graph_index,
-                             corpus=resources.retrieval().corpus, passages=resources.passages,
-                             config=resources.config.retrieval, embeddings=self.embeddings,
-                             query_entities=analysis.entities, limit=max(self.evidence.candidates, self.evidence.k))
+        return rank_passages(
+            question,
+            store=resources.store,
+            graph_index=resources.graph_index,
+            corpus=resources.retrieval().corpus,
+            passages=resources.passages,
+            config=resources.config.retrieval,
+            embeddings=self.embeddings,
+            query_entities=analysis.entities,
+            limit=max(self.evidence.candidates, self.evidence.k),
+        )
 
     def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace) -> SearchRound:
         """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
@@ -219,14 +256,16 @@ class Agent:
                 break
         return found
 
-    def _context(self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int,
-                 previous: Subgraph, selected: list[Passage]) -> Subgraph:
+    def _context(
+        self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int, previous: Subgraph, selected: list[Passage]
+    ) -> Subgraph:
         """The reader's context at this budget: the evidence tree (pcst, entity-first's choice among its
         prizes), or a list: entity-first's passages then PageRank's (entity_first), PageRank's (pagerank).
         What was read before stays first, in its order, so the prompt extends."""
         if self.evidence.selection == "pcst" and ranking is not None:
-            return enrich_context(question, analysis.entities, ranking, self.resources.store, self.config, self.evidence,
-                                  budget, previous.evidence, selected)
+            return enrich_context(
+                question, analysis.entities, ranking, self.resources.store, self.config, self.evidence, budget, previous.evidence, selected
+            )
         order = [*previous.passages, *selected, *(ranking.passages if ranking else ())]
         passages = list({p.id: p for p in order}.values())[:budget]
         return drawn_passages(passages, ranking, self.resources.store)
@@ -244,12 +283,14 @@ class Agent:
         if not self.evidence.graph or self.evidence.selection == "pcst":
             # pcst: the tree reads the graph (GraphRank's one neighbourhood); micro-queries search the corpus
             retrieval = dataclasses.replace(retrieval, graph=None)
-        selection = select_evidence(analysis, retrieval, self.evidence, self.resources.reranker(self.evidence),
-                                    self.resources.nlp, graph_passages)
+        selection = select_evidence(
+            analysis, retrieval, self.evidence, self.resources.reranker(self.evidence), self.resources.nlp, graph_passages
+        )
         return selection.passages, selection.record
 
-    def _decide(self, found: SearchRound, allow: bool, round_: int, trace: Trace,
-                time_for_enrichment: Callable[[], bool] | None = None) -> str:
+    def _decide(
+        self, found: SearchRound, allow: bool, round_: int, trace: Trace, time_for_enrichment: Callable[[], bool] | None = None
+    ) -> str:
         with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
             reason = None
@@ -278,11 +319,19 @@ class Agent:
     def enrich(self, question: str, facts: list[str], candidates: Sequence[Passage] = ()) -> EnrichResult:
         """One EnrichGraph round with this agent's pieces (also `enrich-rag enrich`)."""
         resources = self.resources
-        return enrich_graph(question, facts, corpus=resources.retrieval().corpus, store=resources.store,
-                            extractor=lambda: resources.extractor, writer=resources.writer,
-                            llm=resources.llm if self.config.expansion == "llm" else None,
-                            limit_chunks=self.config.enrich_chunks, candidates=candidates,
-                            deep=self._deep, targets=self.config.enrich_targets)
+        return enrich_graph(
+            question,
+            facts,
+            corpus=resources.retrieval().corpus,
+            store=resources.store,
+            extractor=lambda: resources.extractor,
+            writer=resources.writer,
+            llm=resources.llm if self.config.expansion == "llm" else None,
+            limit_chunks=self.config.enrich_chunks,
+            candidates=candidates,
+            deep=self._deep,
+            targets=self.config.enrich_targets,
+        )
 
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:

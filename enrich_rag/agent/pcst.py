@@ -57,13 +57,13 @@ def solve_pcst(
     low, high, best = 0.0, MAX_SCALE_LOG2, None
     for _ in range(BUDGET_RETRIES):
         middle = (low + high) / 2
-        trial = solve(2.0 ** middle)
+        trial = solve(2.0**middle)
         if within(trial):
             best, high = trial, middle
         else:
             low, result = middle, trial
     if best is None:
-        top = solve(2.0 ** MAX_SCALE_LOG2)
+        top = solve(2.0**MAX_SCALE_LOG2)
         best = top if within(top) else None
         result = top
     return best if best is not None else _trim(result, edges, node_prizes, edge_prizes, within, root)
@@ -91,8 +91,13 @@ def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs,
         best = root if root >= 0 else int(np.argmax(node_prizes))
         return PCSTResult([best], [])
     vertices, chosen = pcst_fast(
-        np.asarray(pcst_edges, dtype=np.int64), np.asarray(prizes, dtype=np.float64),
-        np.asarray(costs, dtype=np.float64), root, 1, "gw", 0,
+        np.asarray(pcst_edges, dtype=np.int64),
+        np.asarray(prizes, dtype=np.float64),
+        np.asarray(costs, dtype=np.float64),
+        root,
+        1,
+        "gw",
+        0,
     )
     chosen_edges = {origin[e] for e in chosen if origin[e] >= 0}
     chosen_edges |= {virtual[v] for v in vertices if v in virtual}

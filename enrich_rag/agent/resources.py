@@ -35,8 +35,13 @@ class Resources:
         self.store = GraphStore(config.paths.graph)
         self.passages = PassageStore(config.paths.chunks)
         self.query_vectors = QueryVectors()  # both indexes embed with one model: a query is encoded once
-        self.writer = GraphWriter(config.paths.graph, config.paths.graph_index, self.store, DvcRepo(config.paths.dvc_root),
-                                  lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors))
+        self.writer = GraphWriter(
+            config.paths.graph,
+            config.paths.graph_index,
+            self.store,
+            DvcRepo(config.paths.dvc_root),
+            lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors),
+        )
 
     def _get(self, name: str, load: Callable[[], Any]) -> Any:
         if name not in self._loaded:
@@ -51,8 +56,7 @@ class Resources:
 
     @property
     def corpus_index(self):
-        return self._get("corpus_index", lambda: open_index(self.config.paths.corpus_index, self.config.embeddings,
-                                                              self.query_vectors))
+        return self._get("corpus_index", lambda: open_index(self.config.paths.corpus_index, self.config.embeddings, self.query_vectors))
 
     @property
     def llm(self) -> LLM:
@@ -67,8 +71,9 @@ class Resources:
         def load() -> Extractor:
             from enrich_rag.llm.prompts import fact_prompt
 
-            extractor = self._given_extractor or make_extractor(self.config.extraction, self.config.extraction.deep,
-                                                                lambda: self.llm, fact_prompt)
+            extractor = self._given_extractor or make_extractor(
+                self.config.extraction, self.config.extraction.deep, lambda: self.llm, fact_prompt
+            )
             if not self.config.extraction.title_links:
                 return extractor
             from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor
@@ -80,6 +85,7 @@ class Resources:
     @property
     def nlp(self):
         """spaCy for query analysis; shared with the extractor when that is spaCy and already loaded."""
+
         def load():
             extractor = self._loaded.get("extractor") or self._given_extractor
             if extractor is not None and hasattr(extractor, "nlp"):
@@ -107,8 +113,7 @@ class Resources:
     def retrieval(self):
         from enrich_rag.evidence.select import corpus_retrieval
 
-        return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store,
-                                                               self.graph_index))
+        return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
 
     def close(self) -> None:
         self.store.close()

@@ -55,8 +55,12 @@ class Trace:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
-        return cls(data["question"], [Step(**s) for s in data.get("steps", [])], list(data.get("partitions_written", [])),
-                   float(data.get("seconds", 0.0)))
+        return cls(
+            data["question"],
+            [Step(**s) for s in data.get("steps", [])],
+            list(data.get("partitions_written", [])),
+            float(data.get("seconds", 0.0)),
+        )
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)
@@ -69,5 +73,17 @@ class Trace:
         return rows
 
 
-_SUMMARY_KEYS = {"entry_points", "facts", "answer", "perplexity", "decision", "reason", "expansion_query",
-                 "new_chunks", "partition", "indexed", "dvc", "pagerank_graph"}
+_SUMMARY_KEYS = {
+    "entry_points",
+    "facts",
+    "answer",
+    "perplexity",
+    "decision",
+    "reason",
+    "expansion_query",
+    "new_chunks",
+    "partition",
+    "indexed",
+    "dvc",
+    "pagerank_graph",
+}

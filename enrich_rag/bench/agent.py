@@ -93,15 +93,25 @@ def main() -> None:
         results["no_enrich"] = _run(agent, questions, False, "no enrichment")
         titles = {t for r in enrich_rows for t in r["supporting_titles"]}
         results["edges_removed_for_enrichment"] = remove_seed_facts(
-            resources.writer, {p.id for p in read_passages(cfg.paths.chunks) if p.title in titles})
+            resources.writer, {p.id for p in read_passages(cfg.paths.chunks) if p.title in titles}
+        )
         one_round = dataclasses.replace(cfg.agent, max_enrich_rounds=1)
-        results["one_enrich_round"] = _run(Agent(resources, one_round), [r["question"] for r in enrich_rows], True,
-                                           "one enrichment round", only_enriched=True)
+        results["one_enrich_round"] = _run(
+            Agent(resources, one_round), [r["question"] for r in enrich_rows], True, "one enrichment round", only_enriched=True
+        )
 
         # Upsert 100 new nodes vs rebuilding the whole graph index.
         docs = [doc for p in resources.store.partitions for doc in resources.store.index_documents(p)]
-        new = [{"id": f"nbench{i}", "text": f"Benchmark entity {i}. A synthetic node number {i}.", "kind": "node",
-                "name": f"Benchmark entity {i}", "partition": "bench"} for i in range(100)]
+        new = [
+            {
+                "id": f"nbench{i}",
+                "text": f"Benchmark entity {i}. A synthetic node number {i}.",
+                "kind": "node",
+                "name": f"Benchmark entity {i}",
+                "partition": "bench",
+            }
+            for i in range(100)
+        ]
         index = open_index(cfg.paths.graph_index, cfg.embeddings)
         t0 = time.perf_counter()
         index.upsert(new)

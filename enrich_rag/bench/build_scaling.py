@@ -55,7 +55,7 @@ def local_embedding(config: Config) -> None:
     model = vectors_model(txtai_config(config.embeddings))
     size = config.embeddings.batch_size
     for start in range(0, len(texts), size):
-        encode(model, texts[start:start + size])
+        encode(model, texts[start : start + size])
 
 
 def ray_embedding(config: Config) -> None:
@@ -73,15 +73,18 @@ def driver_steps(config: Config) -> dict[str, dict[str, float]]:
     from enrich_rag.index.txtai_adapter import encode, vectors_model
 
     every = read_passages(config.paths.chunks)
-    extraction = extract_all(make_extractor(config.extraction), [p for p in every if in_seed(p.id, config.extraction.seed_share)],
-                             config.extraction.batch_size)
+    extraction = extract_all(
+        make_extractor(config.extraction), [p for p in every if in_seed(p.id, config.extraction.seed_share)], config.extraction.batch_size
+    )
     reduce_s = timed(lambda _: graph_tables(extraction, titled=every), config)
     docs = corpus_documents(config)
     vectors = encode(vectors_model(txtai_config(config.embeddings)), [d["text"] for d in docs])
     with tf.TemporaryDirectory() as tmp:
         index_s = timed(lambda _: build_index(docs, config.embeddings, Path(tmp) / "index", "index from vectors", vectors), config)
-    return {"reduce": {"seconds": round(reduce_s, 2), "chunks_per_s": round(len(every) / reduce_s, 1)},
-            "index_from_vectors": {"seconds": round(index_s, 2), "chunks_per_s": round(len(docs) / index_s, 1)}}
+    return {
+        "reduce": {"seconds": round(reduce_s, 2), "chunks_per_s": round(len(every) / reduce_s, 1)},
+        "index_from_vectors": {"seconds": round(index_s, 2), "chunks_per_s": round(len(docs) / index_s, 1)},
+    }
 
 
 STEPS: dict[str, dict[str, Callable[[Config], None]]] = {
@@ -103,8 +106,13 @@ def main() -> None:
     parser.add_argument("--out", default="bench_results/build_scaling.json")
     args = parser.parse_args()
     base = load_config(args.params)
-    result: dict = {"chunks": 0, "cores": os.cpu_count(), "extractor": base.extraction.extractor,
-                    "embedder": base.embeddings.model, "steps": {}}
+    result: dict = {
+        "chunks": 0,
+        "cores": os.cpu_count(),
+        "extractor": base.extraction.extractor,
+        "embedder": base.embeddings.model,
+        "steps": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         subset = Path(tmp) / "chunks.parquet"
         table = read_chunks(base.paths.chunks)
@@ -113,9 +121,12 @@ def main() -> None:
         for name, engines in STEPS.items():
             rows = {}
             for engine, workers in RUNS:
-                config = dataclasses.replace(base, build=BuildConfig(engine=engine),
-                                             ray=dataclasses.replace(base.ray, workers=max(1, workers)),
-                                             paths=dataclasses.replace(base.paths, chunks=str(subset)))
+                config = dataclasses.replace(
+                    base,
+                    build=BuildConfig(engine=engine),
+                    ray=dataclasses.replace(base.ray, workers=max(1, workers)),
+                    paths=dataclasses.replace(base.paths, chunks=str(subset)),
+                )
                 seconds = timed(engines[engine], config)
                 label = "local" if engine == "local" else f"ray_{workers}"
                 rows[label] = {"seconds": round(seconds, 1), "chunks_per_s": round(result["chunks"] / seconds, 1)}
@@ -130,8 +141,12 @@ def main() -> None:
     for column in ("step", "local", "Ray, 1 worker", "Ray, 2 workers", "Ray 1 / local (time)", "2 vs 1 workers"):
         view.add_column(column, justify="right")
     for name, r in result["steps"].items():
-        view.add_row(name, *(f"{r[k]['chunks_per_s']} ({r[k]['seconds']} s)" for k in ("local", "ray_1", "ray_2")),
-                     f"{r['overhead_1_worker']}x", f"{r['speedup_2_over_1']}x")
+        view.add_row(
+            name,
+            *(f"{r[k]['chunks_per_s']} ({r[k]['seconds']} s)" for k in ("local", "ray_1", "ray_2")),
+            f"{r['overhead_1_worker']}x",
+            f"{r['speedup_2_over_1']}x",
+        )
     Console().print(view)
     driver = Table(title="steps that stay on the driver (one process, whatever the engine)")
     for column in ("step", "seconds", "chunks/s"):

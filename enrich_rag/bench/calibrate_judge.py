@@ -42,9 +42,15 @@ def main() -> None:
     rows = random.Random(args.seed).sample(rows, min(args.answers, len(rows)))
     model = model_name(config.llm)
     calibration = calibrate(make_llm(config.llm), rows, progress=lambda rs: tqdm(rs, desc="judging", unit="answer"))
-    result: dict[str, Any] = {"judge": model, "backend": config.llm.backend, "sources": args.predictions, "seed": args.seed,
-              "methods": sorted({r["method"] for r in rows}), "em_correct_share": round(sum(bool(r["em"]) for r in rows) / len(rows), 4),
-              **calibration}
+    result: dict[str, Any] = {
+        "judge": model,
+        "backend": config.llm.backend,
+        "sources": args.predictions,
+        "seed": args.seed,
+        "methods": sorted({r["method"] for r in rows}),
+        "em_correct_share": round(sum(bool(r["em"]) for r in rows) / len(rows), 4),
+        **calibration,
+    }
     out = Path(args.out) if args.out else calibration_path(Path(args.params).resolve().parent, model)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

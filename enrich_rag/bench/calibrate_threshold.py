@@ -47,8 +47,9 @@ def main() -> None:
     records = []
     for row in tqdm(rows, desc="calibrating", unit="q"):
         answer = agent.answer(row["question"], allow_enrich=False)
-        records.append({"id": row["id"], "perplexity": answer.perplexity, "answer": answer.answer,
-                        "f1": token_f1(answer.answer, row["answers"])})
+        records.append(
+            {"id": row["id"], "perplexity": answer.perplexity, "answer": answer.answer, "f1": token_f1(answer.answer, row["answers"])}
+        )
     correct = [r["f1"] >= 0.5 for r in records]
     overall = sum(correct) / len(records)
     target = args.target if args.target is not None else min(0.8, 2 * overall)
@@ -68,8 +69,20 @@ def main() -> None:
     Console().print(table)
     Console().print(f"target accuracy {target:.2f} -> chosen threshold {chosen}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"model": model_name(config.llm), "overall_accuracy": overall, "target": target,
-                               "chosen": chosen, "sweep": sweep, "records": records}, indent=2) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "model": model_name(config.llm),
+                "overall_accuracy": overall,
+                "target": target,
+                "chosen": chosen,
+                "sweep": sweep,
+                "records": records,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

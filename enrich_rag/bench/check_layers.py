@@ -18,17 +18,24 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
 RANKS = {
-    "errors": 0, "text": 0,              # shared vocabulary: the ground floor
+    "errors": 0,
+    "text": 0,  # shared vocabulary: the ground floor
     "config": 1,
-    "config_reference": 2,               # the generated configuration reference
-    "storage": 2, "ingest": 2,           # Parquet graph, passages, DVC, atomic writes; reading input files
-    "index": 3, "extract": 3, "llm": 3,  # engines: txtai, extractors, language models
-    "stages": 4, "evidence": 4,          # the offline build; evidence selection
-    "agent": 5,                          # the four tools and the loop
-    "eval": 6, "serve": 6,               # interfaces
-    "api": 7, "bench": 7,                # the Python API (EnrichRAG); benchmarks and reliability tools
+    "config_reference": 2,  # the generated configuration reference
+    "storage": 2,
+    "ingest": 2,  # Parquet graph, passages, DVC, atomic writes; reading input files
+    "index": 3,
+    "extract": 3,
+    "llm": 3,  # engines: txtai, extractors, language models
+    "stages": 4,
+    "evidence": 4,  # the offline build; evidence selection
+    "agent": 5,  # the four tools and the loop
+    "eval": 6,
+    "serve": 6,  # interfaces
+    "api": 7,
+    "bench": 7,  # the Python API (EnrichRAG); benchmarks and reliability tools
     "cli": 8,
-    "__init__": 9,                       # the package's front door re-exports the API (lazily)
+    "__init__": 9,  # the package's front door re-exports the API (lazily)
 }
 
 
@@ -51,8 +58,11 @@ def imported_modules(path: Path) -> list[tuple[str, int]]:
             found += [(a.name, node.lineno) for a in node.names if a.name.startswith("enrich_rag")]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "enrich_rag":
             base = PACKAGE.parent.joinpath(*node.module.split("."))
-            subs = [f"{node.module}.{a.name}" for a in node.names
-                    if (base / f"{a.name}.py").is_file() or (base / a.name / "__init__.py").is_file()]
+            subs = [
+                f"{node.module}.{a.name}"
+                for a in node.names
+                if (base / f"{a.name}.py").is_file() or (base / a.name / "__init__.py").is_file()
+            ]
             found += [(m, node.lineno) for m in subs or [node.module]]
     return found
 

@@ -75,11 +75,21 @@ def main() -> None:
     args = parser.parse_args()
     real, synthetic = (json.loads((Path(p) / "metrics.json").read_text()) for p in (args.real, args.synthetic))
     shared = [m for m in real["methods"] if m in synthetic["methods"]]
-    result = {"real": args.real, "synthetic": args.synthetic, "reader": real.get("llm_model", real.get("llm")),
-              "methods": shared, "metrics": {}}
+    result = {
+        "real": args.real,
+        "synthetic": args.synthetic,
+        "reader": real.get("llm_model", real.get("llm")),
+        "methods": shared,
+        "metrics": {},
+    }
     table = Table(title=f"method rankings, real vs synthetic ({len(shared)} methods, reader {result['reader']})")
-    for column in ("metric", "real ranking (best first; = a tie within the paired interval)", "synthetic ranking",
-                   "Spearman rho", "95% bootstrap"):
+    for column in (
+        "metric",
+        "real ranking (best first; = a tie within the paired interval)",
+        "synthetic ranking",
+        "Spearman rho",
+        "95% bootstrap",
+    ):
         table.add_column(column)
     for metric in METRICS:
         names = [m for m in shared if metric in real["methods"][m] and metric in synthetic["methods"][m]]
@@ -88,16 +98,18 @@ def main() -> None:
         rho = spearmanr([real["methods"][m][metric] for m in names], [synthetic["methods"][m][metric] for m in names]).statistic
         real_scores, synthetic_scores = per_question(Path(args.real), metric, names), per_question(Path(args.synthetic), metric, names)
         interval = bootstrap_rho(real_scores, synthetic_scores)
-        result["metrics"][metric] = {"rho": round(float(rho), 3), "rho_95": interval,
-                                     "real": {m: real["methods"][m][metric] for m in names},
-                                     "synthetic": {m: synthetic["methods"][m][metric] for m in names},
-                                     "real_ranking": ranking(real["methods"], metric, names),
-                                     "synthetic_ranking": ranking(synthetic["methods"], metric, names)}
+        result["metrics"][metric] = {
+            "rho": round(float(rho), 3),
+            "rho_95": interval,
+            "real": {m: real["methods"][m][metric] for m in names},
+            "synthetic": {m: synthetic["methods"][m][metric] for m in names},
+            "real_ranking": ranking(real["methods"], metric, names),
+            "synthetic_ranking": ranking(synthetic["methods"], metric, names),
+        }
         entry = result["metrics"][metric]
         entry["real_steps"] = ranking_steps(real_scores, names, entry["real_ranking"])
         entry["synthetic_steps"] = ranking_steps(synthetic_scores, names, entry["synthetic_ranking"])
-        table.add_row(metric, shown(entry["real_steps"]), shown(entry["synthetic_steps"]), f"{rho:.3f}",
-                      f"{interval[0]} to {interval[1]}")
+        table.add_row(metric, shown(entry["real_steps"]), shown(entry["synthetic_steps"]), f"{rho:.3f}", f"{interval[0]} to {interval[1]}")
     out = Path(args.out or f"bench_results/testset_ranking_{synthetic['dataset']}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -39,7 +39,8 @@ def settings(run: Path) -> dict:
     root = str(Path(config["eval"]["output"]).parent) + "/"  # results/ sits in the checkout's root
     kept = {k: v for k, v in config.items() if k not in RUNTIME_ONLY} | {
         "llm": {k: v for k, v in config["llm"].items() if k not in (*RUNTIME_ONLY_LLM, *READER)},
-        "eval": {k: v for k, v in config["eval"].items() if k not in ("output", "run_id", "methods")}}
+        "eval": {k: v for k, v in config["eval"].items() if k not in ("output", "run_id", "methods")},
+    }
     return _relative(kept, root)
 
 
@@ -73,8 +74,19 @@ def main() -> None:
     args = parser.parse_args()
     out: dict = {"first": args.first, "second": args.second, "datasets": {}}
     table = Table(title=f"{args.first} vs {args.second}: EM / F1 per method (ratio first / second)")
-    for col in ("dataset", "method", f"EM {args.first}", f"EM {args.second}", "EM ratio", f"F1 {args.first}",
-                f"F1 {args.second}", "F1 ratio", "EM diff [95%]", "McNemar p", "same settings"):
+    for col in (
+        "dataset",
+        "method",
+        f"EM {args.first}",
+        f"EM {args.second}",
+        "EM ratio",
+        f"F1 {args.first}",
+        f"F1 {args.second}",
+        "F1 ratio",
+        "EM diff [95%]",
+        "McNemar p",
+        "same settings",
+    ):
         table.add_column(col, justify="left" if col in ("dataset", "method") else "right")
     for dataset in args.dataset:
         first, second = (Path(args.results) / dataset / f"{args.run_prefix}-{name}" for name in (args.first, args.second))
@@ -82,9 +94,14 @@ def main() -> None:
         rows = compare(first, second)
         out["datasets"][dataset] = {"first_run": str(first), "second_run": str(second), "same_settings": same, "methods": rows}
         for method, r in rows.items():
-            table.add_row(dataset, method, *[str(r[f"{m}_{w}"]) for m in ("em", "f1") for w in ("first", "second", "ratio")],
-                          with_ci(r["diff"].get("em"), r["diff"].get("em_ci")), str(r["diff"].get("em_mcnemar_p", "")),
-                          "yes" if same else "[red]no[/red]")
+            table.add_row(
+                dataset,
+                method,
+                *[str(r[f"{m}_{w}"]) for m in ("em", "f1") for w in ("first", "second", "ratio")],
+                with_ci(r["diff"].get("em"), r["diff"].get("em_ci")),
+                str(r["diff"].get("em_mcnemar_p", "")),
+                "yes" if same else "[red]no[/red]",
+            )
     Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")

@@ -1,6 +1,6 @@
 """Entity-first ranking overhead (spec 003: < 50 ms per 100 chunks), and the whole selection step.
 
-    python scripts/bench_entity_ranker.py --out bench_results/entity_ranker.json
+python scripts/bench_entity_ranker.py --out bench_results/entity_ranker.json
 """
 
 from __future__ import annotations
@@ -54,9 +54,12 @@ def main() -> None:
     rank = timed_ms(lambda: ranker.rank_by_entity_coverage(chunks, entities, top_k=10), args.repeats)
     replace = timed_ms(lambda: ranker.replace_chunks(chunks[:10], new, entities, budget=10), args.repeats)
     result = {
-        "chunks": args.chunks, "chars_per_chunk": round(statistics.mean(len(c["content"]) for c in chunks)),
-        "rank_p50_ms": round(statistics.median(rank), 3), "rank_p95_ms": round(sorted(rank)[int(0.95 * len(rank))], 3),
-        "replace_10_of_20_p50_ms": round(statistics.median(replace), 3), "target_rank_ms": 50,
+        "chunks": args.chunks,
+        "chars_per_chunk": round(statistics.mean(len(c["content"]) for c in chunks)),
+        "rank_p50_ms": round(statistics.median(rank), 3),
+        "rank_p95_ms": round(sorted(rank)[int(0.95 * len(rank))], 3),
+        "replace_10_of_20_p50_ms": round(statistics.median(replace), 3),
+        "target_rank_ms": 50,
     }
     table = Table(title=f"entity-first ranking, {args.chunks} chunks, {args.repeats} repeats")
     table.add_column("metric")

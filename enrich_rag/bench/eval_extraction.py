@@ -76,8 +76,14 @@ def main() -> None:
     rows = rows[: args.limit]
     passages, triples = gold_passages(rows)
     llm = make_llm(config.llm) if "llm" in args.extractors else None
-    result: dict[str, Any] = {"dataset": ev.dataset, "questions": len(rows), "chunks": len(passages), "gold_triples": len(triples),
-              "reader": model_name(config.llm), "extractors": {}}
+    result: dict[str, Any] = {
+        "dataset": ev.dataset,
+        "questions": len(rows),
+        "chunks": len(passages),
+        "gold_triples": len(triples),
+        "reader": model_name(config.llm),
+        "extractors": {},
+    }
     for name in args.extractors:
         extractor = make_extractor(config.extraction, name, lambda: llm, fact_prompt)
         seconds, edges = [], []
@@ -92,16 +98,24 @@ def main() -> None:
             "pair_recall": round(found["pair"] / len(triples), 4),
             "with_relation_recall": round(found["with_relation"] / len(triples), 4),
             "named_relation_recall": round(recall(named, triples)["pair"] / len(triples), 4),
-            "facts": len(edges), "named_facts": len(named),
-            "seconds_per_chunk_p50": round(statistics.median(seconds), 3), "seconds_total": round(sum(seconds), 1),
-            "unparsed_replies": getattr(extractor, "unparsed", None)}
-    table = Table(title=f"gold-triple recall on {ev.dataset}: {len(rows)} questions, {len(passages)} gold passages, "
-                        f"{len(triples)} triples")
+            "facts": len(edges),
+            "named_facts": len(named),
+            "seconds_per_chunk_p50": round(statistics.median(seconds), 3),
+            "seconds_total": round(sum(seconds), 1),
+            "unparsed_replies": getattr(extractor, "unparsed", None),
+        }
+    table = Table(title=f"gold-triple recall on {ev.dataset}: {len(rows)} questions, {len(passages)} gold passages, {len(triples)} triples")
     for col in ("extractor", "pair recall", "with relation", "named facts only", "facts", "s/chunk p50"):
         table.add_column(col, justify="left" if col == "extractor" else "right")
     for name, r in result["extractors"].items():
-        table.add_row(name, f"{r['pair_recall']} ({r['pair']}/{r['gold']})", str(r["with_relation_recall"]),
-                      str(r["named_relation_recall"]), str(r["facts"]), str(r["seconds_per_chunk_p50"]))
+        table.add_row(
+            name,
+            f"{r['pair_recall']} ({r['pair']}/{r['gold']})",
+            str(r["with_relation_recall"]),
+            str(r["named_relation_recall"]),
+            str(r["facts"]),
+            str(r["seconds_per_chunk_p50"]),
+        )
     Console().print(table)
     out = Path(args.out or f"bench_results/extraction_{ev.dataset}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

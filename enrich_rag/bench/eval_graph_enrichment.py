@@ -58,8 +58,12 @@ def _docs(passages) -> list[str]:
 
 
 def _scores(docs: list[str], gold: set[str]) -> dict[str, float]:
-    return {"recall@2": recall_at_k(docs, gold, 2), "recall@5": recall_at_k(docs, gold, 5),
-            "all@5": all_evidence_at_k(docs, gold, 5), "recall@10": recall_at_k(docs, gold, 10)}
+    return {
+        "recall@2": recall_at_k(docs, gold, 2),
+        "recall@5": recall_at_k(docs, gold, 5),
+        "all@5": all_evidence_at_k(docs, gold, 5),
+        "recall@10": recall_at_k(docs, gold, 10),
+    }
 
 
 class Arm:
@@ -70,15 +74,31 @@ class Arm:
     def rank(self, question: str):
         resources = self.resources
         analysis = analyze_query(question, resources.nlp, resources.store)
-        return rank_passages(question, store=resources.store, graph_index=resources.graph_index,
-                             corpus=self.retrieval.corpus, passages=resources.passages, config=resources.config.retrieval,
-                             embeddings=resources.config.embeddings, query_entities=analysis.entities, limit=TOP)
+        return rank_passages(
+            question,
+            store=resources.store,
+            graph_index=resources.graph_index,
+            corpus=self.retrieval.corpus,
+            passages=resources.passages,
+            config=resources.config.retrieval,
+            embeddings=resources.config.embeddings,
+            query_entities=analysis.entities,
+            limit=TOP,
+        )
 
     def enrich(self, question: str, candidates, limit: int):
         resources = self.resources
-        return enrich_graph(question, [], corpus=self.retrieval.corpus, store=resources.store,
-                            extractor=lambda: resources.extractor, writer=resources.writer, llm=None,
-                            limit_chunks=limit, candidates=candidates)
+        return enrich_graph(
+            question,
+            [],
+            corpus=self.retrieval.corpus,
+            store=resources.store,
+            extractor=lambda: resources.extractor,
+            writer=resources.writer,
+            llm=None,
+            limit_chunks=limit,
+            candidates=candidates,
+        )
 
 
 def study(config: Config, ev, share: float, work: Path, items, extractor) -> dict:
@@ -96,8 +116,11 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
     rows = []
     for item in tqdm(items, desc=f"seed share {share}", unit="question"):
         gold, q = set(item.gold_docs), item.question
-        row: dict[str, Any] = {"dense": _scores(_docs(seed.retrieval.corpus(q, TOP * 2)), gold),
-               "seed": _scores(_docs(seed.rank(q).passages), gold), "full": _scores(_docs(full.rank(q).passages), gold)}
+        row: dict[str, Any] = {
+            "dense": _scores(_docs(seed.retrieval.corpus(q, TOP * 2)), gold),
+            "seed": _scores(_docs(seed.rank(q).passages), gold),
+            "full": _scores(_docs(full.rank(q).passages), gold),
+        }
         ranking = targeted.rank(q)
         row["targeted_before"] = _scores(_docs(ranking.passages), gold)
         start = time.perf_counter()
@@ -122,9 +145,13 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
     summary["own_gain"] = {m: round(summary["targeted"][m] - summary["targeted_before"][m], 4) for m in rows[0]["dense"]}
     summary["random_own_gain"] = {m: round(summary["random"][m] - summary["random_before"][m], 4) for m in rows[0]["dense"]}
     summary["transfer"] = {m: round(summary["targeted_before"][m] - summary["seed"][m], 4) for m in rows[0]["dense"]}
-    return {"share": share, "questions": len(rows), "summary": summary,
-            "chunks_extracted": sum(r["new_chunks"] for r in rows),
-            "enrich_p50_s": round(statistics.median(r["enrich_s"] for r in rows), 3)}
+    return {
+        "share": share,
+        "questions": len(rows),
+        "summary": summary,
+        "chunks_extracted": sum(r["new_chunks"] for r in rows),
+        "enrich_p50_s": round(statistics.median(r["enrich_s"] for r in rows), 3),
+    }
 
 
 def main() -> None:
@@ -149,8 +176,10 @@ def main() -> None:
 
 
 def _print(dataset: str, result: dict) -> None:
-    table = Table(title=f"{dataset}: retrieval with a {result['share']} seed, {result['questions']} questions, "
-                        f"{result['chunks_extracted']} chunks extracted (no reader)")
+    table = Table(
+        title=f"{dataset}: retrieval with a {result['share']} seed, {result['questions']} questions, "
+        f"{result['chunks_extracted']} chunks extracted (no reader)"
+    )
     table.add_column("arm")
     metrics = list(result["summary"]["dense"])
     for m in metrics:
@@ -159,6 +188,7 @@ def _print(dataset: str, result: dict) -> None:
         gain = "gain" in arm or arm == "transfer"
         table.add_row(arm, *(f"{stats[m]:+.3f}" if gain else f"{stats[m]:.3f}" for m in metrics))
     Console(width=140).print(table)
+
 
 if __name__ == "__main__":
     main()

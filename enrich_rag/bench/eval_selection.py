@@ -46,13 +46,13 @@ def main() -> None:
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
-    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS,
-                        help="entity-first variants to run (default: all)")
+    parser.add_argument(
+        "--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS, help="entity-first variants to run (default: all)"
+    )
     args = parser.parse_args()
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
     resources = Resources(config)
-    agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1]))
-              for name in args.variants}
+    agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1])) for name in args.variants}
     ranker = Agent(resources)
     budgets = [config.evidence.k + i for i in range(BUDGETS)]
     trees = [f"pcst@{b}" for b in budgets]
@@ -62,33 +62,54 @@ def main() -> None:
         gold = set(item.gold_docs)
         for name, hybrid in (("naive_rag", False), ("hybrid_rag", True)):
             start = time.perf_counter()
-            hits = search(resources.corpus_index, item.question, RETRIEVED * 2,
-                          dataclasses.replace(config.embeddings, hybrid=hybrid), columns=("doc_id",))
-            rows[name].append({"docs": _dedupe(h["doc_id"] for h in hits), "gold": gold, "s": time.perf_counter() - start,
-                               "read": config.retrieval.top_k})
+            hits = search(
+                resources.corpus_index,
+                item.question,
+                RETRIEVED * 2,
+                dataclasses.replace(config.embeddings, hybrid=hybrid),
+                columns=("doc_id",),
+            )
+            rows[name].append(
+                {"docs": _dedupe(h["doc_id"] for h in hits), "gold": gold, "s": time.perf_counter() - start, "read": config.retrieval.top_k}
+            )
         analysis = analyze_query(item.question, resources.nlp, resources.store)
         start = time.perf_counter()
         ranking = ranker.rank(item.question, analysis)
-        rows["graph_only"].append({"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold,
-                                   "s": time.perf_counter() - start, "read": config.evidence.k})
+        rows["graph_only"].append(
+            {"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold, "s": time.perf_counter() - start, "read": config.evidence.k}
+        )
         start = time.perf_counter()
         selected, _ = ranker.select_passages(analysis, ranking.passages)
         selecting = time.perf_counter() - start
         read: list = []
         for name, listed, budget in zip(trees, lists, budgets):
             start = time.perf_counter()
-            sub = enrich_context(item.question, analysis.entities, ranking, resources.store, config.agent, config.evidence,
-                                 budget, read, selected)
+            sub = enrich_context(
+                item.question, analysis.entities, ranking, resources.store, config.agent, config.evidence, budget, read, selected
+            )
             read = sub.evidence
-            rows[name].append({"docs": _dedupe(p.doc_id for p in sub.passages), "gold": gold,
-                               "s": time.perf_counter() - start + selecting, "fact_lines": len(sub.facts)})
+            rows[name].append(
+                {
+                    "docs": _dedupe(p.doc_id for p in sub.passages),
+                    "gold": gold,
+                    "s": time.perf_counter() - start + selecting,
+                    "fact_lines": len(sub.facts),
+                }
+            )
             order = list({p.id: p for p in [*selected, *ranking.passages]}.values())[:budget]
             rows[listed].append({"docs": _dedupe(p.doc_id for p in order), "gold": gold, "s": selecting})
         for name, agent in agents.items():
             start = time.perf_counter()
             facts, record = agent.select_passages(analysis, ranking.passages if agent.evidence.graph else ())
-            rows[name].append({"docs": _dedupe(f.doc_id for f in facts), "gold": gold, "s": time.perf_counter() - start,
-                               "stop": record.get("stop_reason"), "kind": analysis.kind})
+            rows[name].append(
+                {
+                    "docs": _dedupe(f.doc_id for f in facts),
+                    "gold": gold,
+                    "s": time.perf_counter() - start,
+                    "stop": record.get("stop_reason"),
+                    "kind": analysis.kind,
+                }
+            )
     summary = {}
     for name, rs in rows.items():
         stats: dict[str, float] = {"n": len(rs)}
@@ -111,8 +132,9 @@ def main() -> None:
     Console(width=160).print(table)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({"dataset": ev.dataset, "questions": len(items), "k": config.evidence.k,
-                                              "summary": summary}, indent=2) + "\n")
+        Path(args.out).write_text(
+            json.dumps({"dataset": ev.dataset, "questions": len(items), "k": config.evidence.k, "summary": summary}, indent=2) + "\n"
+        )
     resources.close()
 
 

@@ -78,8 +78,13 @@ def _check(params: Path) -> dict:
     problems = resources.writer.verify()
     counts = resources.store.counts()
     resources.close()
-    return {"partitions": len(counts["partitions"]), "nodes": counts["nodes"], "edges": counts["edges"],
-            "repaired": report.changed, "problems": problems}
+    return {
+        "partitions": len(counts["partitions"]),
+        "nodes": counts["nodes"],
+        "edges": counts["edges"],
+        "repaired": report.changed,
+        "problems": problems,
+    }
 
 
 def _verify_cli(params: Path, env: dict) -> dict:
@@ -87,8 +92,11 @@ def _verify_cli(params: Path, env: dict) -> dict:
     cli = str(Path(sys.executable).with_name("enrich-rag"))
     before = subprocess.run([cli, "graph", "verify", "--params", str(params)], env=env, capture_output=True, text=True)
     repair = subprocess.run([cli, "graph", "verify", "--repair", "--params", str(params)], env=env, capture_output=True, text=True)
-    return {"verify_exit": before.returncode, "verify_findings": [line for line in before.stdout.splitlines() if "inconsistent" in line],
-            "repair_exit": repair.returncode}
+    return {
+        "verify_exit": before.returncode,
+        "verify_findings": [line for line in before.stdout.splitlines() if "inconsistent" in line],
+        "repair_exit": repair.returncode,
+    }
 
 
 def _enrichments(params: Path) -> list[str]:
@@ -100,8 +108,7 @@ def _enrichments(params: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=50, help="rounds per operation")
-    parser.add_argument("--operations", nargs="+", default=["enrich", "rollback", "reconcile"],
-                        choices=["enrich", "rollback", "reconcile"])
+    parser.add_argument("--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile"])
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--deep", choices=["llm", "spacy"], default=None, help="EnrichGraph's extractor (default: params.yaml's)")
@@ -122,8 +129,14 @@ def main() -> None:
 
         def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
             """One worker doing `command`; killed after `kill_after` s unless done. (finished, seconds)"""
-            proc = subprocess.Popen([sys.executable, "-m", "enrich_rag.bench.fault_injection", "--worker", str(params)],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "enrich_rag.bench.fault_injection", "--worker", str(params)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=env,
+            )
             assert proc.stdin and proc.stdout
             assert proc.stdout.readline().strip() == "READY"
             proc.stdin.write(f"{command}\n")
@@ -159,24 +172,49 @@ def main() -> None:
                 finished, _ = run(command, kill_after=delay)
                 check = (_verify_cli(params, env) if args.verify_cli else {}) | _check(params)
                 rows.append({"kill": i + 1, "delay_s": round(delay, 3), "finished_before_kill": finished, **check})
-                console.print(f"{operation} {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
-                              f"{'consistent' if not check['problems'] else check['problems']}")
-            results[operation] = {"baseline_s": round(baseline, 3), "kills": len(rows),
-                                  "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
-                                  "consistent": sum(not r["problems"] for r in rows), "rows": rows,
-                                  "deep": load_config(params).extraction.deep}
+                console.print(
+                    f"{operation} {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
+                    f"{'consistent' if not check['problems'] else check['problems']}"
+                )
+            results[operation] = {
+                "baseline_s": round(baseline, 3),
+                "kills": len(rows),
+                "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
+                "consistent": sum(not r["problems"] for r in rows),
+                "rows": rows,
+                "deep": load_config(params).extraction.deep,
+            }
             if args.verify_cli:
-                results[operation] |= {"verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
-                                       "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows)}
+                results[operation] |= {
+                    "verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
+                    "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows),
+                }
     table = Table(title="fault injection: SIGKILL at a random moment, then restart and verify")
-    for column in ("operation", "deep", "baseline s", "rounds", "killed mid-operation", "`graph verify` exit 1",
-                   "`verify --repair` exit 0", "consistent after restart", "problems"):
+    for column in (
+        "operation",
+        "deep",
+        "baseline s",
+        "rounds",
+        "killed mid-operation",
+        "`graph verify` exit 1",
+        "`verify --repair` exit 0",
+        "consistent after restart",
+        "problems",
+    ):
         table.add_column(column)
     for operation, r in results.items():
         problems = sorted({p for row in r["rows"] for p in row["problems"]})
-        table.add_row(operation, r["deep"], f"{r['baseline_s']:.2f}", str(r["kills"]), str(r["killed_mid_operation"]),
-                      str(r.get("verify_found_damage", "-")), f"{r['repair_exit_0']}/{r['kills']}" if "repair_exit_0" in r else "-",
-                      f"{r['consistent']}/{r['kills']}", "; ".join(problems) or "-")
+        table.add_row(
+            operation,
+            r["deep"],
+            f"{r['baseline_s']:.2f}",
+            str(r["kills"]),
+            str(r["killed_mid_operation"]),
+            str(r.get("verify_found_damage", "-")),
+            f"{r['repair_exit_0']}/{r['kills']}" if "repair_exit_0" in r else "-",
+            f"{r['consistent']}/{r['kills']}",
+            "; ".join(problems) or "-",
+        )
     Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n")

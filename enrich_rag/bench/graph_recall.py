@@ -67,8 +67,9 @@ def main() -> None:
         for when in ("first", "last"):
             if when == "last" and not s["enriched"]:
                 continue
-            table.add_row(method, when, str(s["n"]), str(s["enriched"]), *[f"{s[f'{when}_{m}@{k}']:.3f}" for m in ("recall",
-                                                                                                                   "all") for k in KS])
+            table.add_row(
+                method, when, str(s["n"]), str(s["enriched"]), *[f"{s[f'{when}_{m}@{k}']:.3f}" for m in ("recall", "all") for k in KS]
+            )
     Console().print(table)
     out = Path(args.out or f"bench_results/graph_recall_{config['eval']['dataset']}_{run.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

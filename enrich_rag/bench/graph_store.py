@@ -42,9 +42,15 @@ def synthetic_links(ids: np.ndarray, n_chunks: int, per_node: int, seed: int) ->
     mentions = ids[rng.choice(n, n * per_node, p=weights)]
     nodes = np.concatenate([ids[rng.integers(0, n, n_chunks)], mentions])
     chunks = np.concatenate([np.arange(n_chunks), rng.integers(0, n_chunks, len(mentions))])
-    return pa.table({"node": nodes, "chunk_id": [f"c{c}" for c in chunks], "doc_id": [f"d{c}" for c in chunks],
-                     "count": pa.array(np.ones(len(nodes), dtype=np.int32)),
-                     "is_title": np.arange(len(nodes)) < n_chunks})
+    return pa.table(
+        {
+            "node": nodes,
+            "chunk_id": [f"c{c}" for c in chunks],
+            "doc_id": [f"d{c}" for c in chunks],
+            "count": pa.array(np.ones(len(nodes), dtype=np.int32)),
+            "is_title": np.arange(len(nodes)) < n_chunks,
+        }
+    )
 
 
 def synthetic_graph(n_nodes: int, n_edges: int, seed: int) -> tuple[pa.Table, pa.Table]:
@@ -55,15 +61,30 @@ def synthetic_graph(n_nodes: int, n_edges: int, seed: int) -> tuple[pa.Table, pa
     weights /= weights.sum()
     src = ids[rng.choice(n_nodes, n_edges, p=weights)]
     dst = ids[rng.integers(0, n_nodes, n_edges)]
-    nodes = pa.table({"id": ids, "name": ids, "type": ["ENTITY"] * n_nodes, "description": [""] * n_nodes,
-                      "aliases": pa.array([[]] * n_nodes, pa.list_(pa.string()))})
-    edges = pa.table({
-        "id": [f"e{i:016x}" for i in range(n_edges)], "src": src, "dst": dst, "src_name": src, "dst_name": dst,
-        "relation": rng.choice(["directed", "born in", "co-occurs with", "member of"], n_edges),
-        "evidence": [""] * n_edges, "chunk_id": [f"c{i % 10000}" for i in range(n_edges)],
-        "doc_id": [f"d{i % 5000}" for i in range(n_edges)],
-        "confidence": rng.random(n_edges, dtype=np.float32), "extractor": ["synthetic"] * n_edges,
-    })
+    nodes = pa.table(
+        {
+            "id": ids,
+            "name": ids,
+            "type": ["ENTITY"] * n_nodes,
+            "description": [""] * n_nodes,
+            "aliases": pa.array([[]] * n_nodes, pa.list_(pa.string())),
+        }
+    )
+    edges = pa.table(
+        {
+            "id": [f"e{i:016x}" for i in range(n_edges)],
+            "src": src,
+            "dst": dst,
+            "src_name": src,
+            "dst_name": dst,
+            "relation": rng.choice(["directed", "born in", "co-occurs with", "member of"], n_edges),
+            "evidence": [""] * n_edges,
+            "chunk_id": [f"c{i % 10000}" for i in range(n_edges)],
+            "doc_id": [f"d{i % 5000}" for i in range(n_edges)],
+            "confidence": rng.random(n_edges, dtype=np.float32),
+            "extractor": ["synthetic"] * n_edges,
+        }
+    )
     return nodes, edges
 
 
@@ -91,9 +112,13 @@ def bundled_graph_rank(params: Path, questions: int) -> dict:
         times.append((time.perf_counter() - t0) * 1000)
     counts = resources.store.counts()
     resources.close()
-    return {"bundled_nodes": counts["nodes"], "bundled_edges": counts["edges"],
-            "bundled_graph_rank_p50_ms": round(statistics.median(times), 1),
-            "bundled_graph_rank_p95_ms": round(float(np.percentile(times, 95)), 1), "bundled_target_ms": 150}
+    return {
+        "bundled_nodes": counts["nodes"],
+        "bundled_edges": counts["edges"],
+        "bundled_graph_rank_p50_ms": round(statistics.median(times), 1),
+        "bundled_graph_rank_p95_ms": round(float(np.percentile(times, 95)), 1),
+        "bundled_target_ms": 150,
+    }
 
 
 def main() -> None:
@@ -141,15 +166,23 @@ def main() -> None:
             sizes.append(size)
         store.close()
         result = {
-            "edges": args.edges, "nodes": args.nodes, "seeds": args.seeds, "parquet_mb": round(size_mb, 1),
-            "write_s": round(build_s, 1), "store_open_s": round(open_s, 1), "duckdb_first_query_ms": round(cold_ms, 1),
+            "edges": args.edges,
+            "nodes": args.nodes,
+            "seeds": args.seeds,
+            "parquet_mb": round(size_mb, 1),
+            "write_s": round(build_s, 1),
+            "store_open_s": round(open_s, 1),
+            "duckdb_first_query_ms": round(cold_ms, 1),
             "duckdb_warm_p50_ms": round(statistics.median(warm), 1),
             "duckdb_warm_p95_ms": round(float(np.percentile(warm, 95)), 1),
-            "mean_edges_returned": round(statistics.mean(found), 1), "target_warm_ms": 50,
-            "links": links.num_rows, "pagerank_walk_p50_ms": round(statistics.median(walks), 1),
+            "mean_edges_returned": round(statistics.mean(found), 1),
+            "target_warm_ms": 50,
+            "links": links.num_rows,
+            "pagerank_walk_p50_ms": round(statistics.median(walks), 1),
             "pagerank_walk_p95_ms": round(float(np.percentile(walks, 95)), 1),
             "pagerank_walk_mean_nodes": round(statistics.mean(s[0] for s in sizes)),
-            "pagerank_walk_mean_edges": round(statistics.mean(s[1] for s in sizes)), "pagerank_target_ms": 1000,
+            "pagerank_walk_mean_edges": round(statistics.mean(s[1] for s in sizes)),
+            "pagerank_target_ms": 1000,
         }
 
         if not args.skip_networkx:
@@ -166,11 +199,16 @@ def main() -> None:
                 got |= {k for n in q if n in graph for _, _, k in graph.in_edges(n, keys=True)}
                 nx_ms.append((time.perf_counter() - t0) * 1000)
                 assert len(got) == expected, (len(got), expected)
-            result.update({
-                "networkx_load_s": round(load_s, 1), "networkx_query_p50_ms": round(statistics.median(nx_ms), 3),
-                "networkx_load_plus_query_over_duckdb_warm": round((load_s * 1000 + statistics.median(nx_ms)) / statistics.median(warm), 1),
-                "networkx_query_over_duckdb_warm": round(statistics.median(nx_ms) / statistics.median(warm), 4),
-            })
+            result.update(
+                {
+                    "networkx_load_s": round(load_s, 1),
+                    "networkx_query_p50_ms": round(statistics.median(nx_ms), 3),
+                    "networkx_load_plus_query_over_duckdb_warm": round(
+                        (load_s * 1000 + statistics.median(nx_ms)) / statistics.median(warm), 1
+                    ),
+                    "networkx_query_over_duckdb_warm": round(statistics.median(nx_ms) / statistics.median(warm), 4),
+                }
+            )
 
     result.update(bundled_graph_rank(Path(args.params), args.repeats))
     table = Table(title=f"1-hop neighbours of {args.seeds} ids, {args.edges:,} edges")

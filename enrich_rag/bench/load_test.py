@@ -120,8 +120,11 @@ class RssSampler:
         self._stop.set()
         self._thread.join()
         self.samples.append(_rss_mb(self.pid))
-        return {"rss_start_mb": round(self.samples[0], 1), "rss_end_mb": round(self.samples[-1], 1),
-                "rss_peak_mb": round(max(self.samples), 1)}
+        return {
+            "rss_start_mb": round(self.samples[0], 1),
+            "rss_end_mb": round(self.samples[-1], 1),
+            "rss_peak_mb": round(max(self.samples), 1),
+        }
 
 
 def _big_body(base: str, pid: int, megabytes: int) -> dict:
@@ -137,8 +140,13 @@ def _big_body(base: str, pid: int, megabytes: int) -> dict:
         status = exc.code
     except (urllib.error.URLError, ConnectionError) as exc:  # the server may close before the client has sent it all
         status = f"closed: {exc}"[:80]
-    return {"body_mb": megabytes, "status": status, "seconds": round(time.perf_counter() - start, 3),
-            "server_rss_mb_before": round(before, 1), "server_rss_mb_after": round(_rss_mb(pid), 1)}
+    return {
+        "body_mb": megabytes,
+        "status": status,
+        "seconds": round(time.perf_counter() - start, 3),
+        "server_rss_mb_before": round(before, 1),
+        "server_rss_mb_after": round(_rss_mb(pid), 1),
+    }
 
 
 def _maxima(client: Client, questions: list[str], count: int, timeout: float) -> dict:
@@ -148,8 +156,11 @@ def _maxima(client: Client, questions: list[str], count: int, timeout: float) ->
         raise SystemExit(f"/api/settings refused the maxima: {text}")
     timings = [client.ask(q, timeout, [])[:2] for q in questions[:count]]
     client.post("/api/settings", {"rerank": "entity", "candidates": 10}, 60)
-    return {"settings": {**WEB_MAXIMA, "rerank": "llm"}, "statuses": [st for st, _ in timings],
-            "seconds": [round(sec, 1) for _, sec in timings]}
+    return {
+        "settings": {**WEB_MAXIMA, "rerank": "llm"},
+        "statuses": [st for st, _ in timings],
+        "seconds": [round(sec, 1) for _, sec in timings],
+    }
 
 
 def _run(client: Client, jobs: list[tuple[int, str]], clients: int, timeout: float, limit_s: float, pid: int) -> dict:
@@ -166,13 +177,21 @@ def _run(client: Client, jobs: list[tuple[int, str]], clients: int, timeout: flo
     wall = time.perf_counter() - started
     ok = [sec for status, sec, _ in results if status == 200]
     errors = [f"{status}: {text}" for status, _, text in results if status != 200]
-    return {"clients": clients, "requests": len(results), "answered": len(ok), "errors": len(errors),
-            "error_samples": errors[:5], "refused_503": len(refusals),
-            "refusal_p95_ms": round(float(np.percentile(refusals, 95)) * 1000, 1) if refusals else None,
-            "p50_s": round(statistics.median(ok), 2) if ok else None,
-            "p95_s": round(float(np.percentile(ok, 95)), 2) if ok else None,
-            "max_s": round(max(ok), 2) if ok else None, "within_limit": all(sec <= limit_s + 1 for sec in ok),
-            "wall_s": round(wall, 1), "answers_per_min": round(len(ok) / wall * 60, 2)} | rss.stop()
+    return {
+        "clients": clients,
+        "requests": len(results),
+        "answered": len(ok),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "refused_503": len(refusals),
+        "refusal_p95_ms": round(float(np.percentile(refusals, 95)) * 1000, 1) if refusals else None,
+        "p50_s": round(statistics.median(ok), 2) if ok else None,
+        "p95_s": round(float(np.percentile(ok, 95)), 2) if ok else None,
+        "max_s": round(max(ok), 2) if ok else None,
+        "within_limit": all(sec <= limit_s + 1 for sec in ok),
+        "wall_s": round(wall, 1),
+        "answers_per_min": round(len(ok) / wall * 60, 2),
+    } | rss.stop()
 
 
 def main() -> None:
@@ -190,16 +209,21 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     runs, maxima, probe, soak, baseline = [], {}, {}, [], {}
     with tempfile.TemporaryDirectory() as tmp:
-        params = sandbox_params(Path(tmp), args.passages, seed_share=0.5, llm={"model": args.model},
-                                agent={"enrich_chunks": 2, "expansion": "llm"})
+        params = sandbox_params(
+            Path(tmp), args.passages, seed_share=0.5, llm={"model": args.model}, agent={"enrich_chunks": 2, "expansion": "llm"}
+        )
         build_sandbox(params)
         questions = sandbox_questions(params)
         config = load_config(params)
         port = _free_port()
         base = f"http://{HOST}:{port}"
-        server = subprocess.Popen([str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params),
-                                   "--host", HOST, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--host", HOST, "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 300
             while not _alive(base):
@@ -218,7 +242,7 @@ def main() -> None:
             offset = 1
             if args.runs:
                 n = args.clients[0] * args.questions
-                baseline = _run(client, [(0, q) for q in questions[offset:offset + n]], 1, client_timeout, limit_s, server.pid)
+                baseline = _run(client, [(0, q) for q in questions[offset : offset + n]], 1, client_timeout, limit_s, server.pid)
                 offset += n
                 console.print(f"one client in turn: {baseline}")
             for clients in args.clients:
@@ -230,9 +254,15 @@ def main() -> None:
                     result = _run(client, jobs, clients, client_timeout, limit_s, server.pid)
                     alive = server.poll() is None and _alive(base)
                     problems, partitions = _verify(params)
-                    result |= {"run": run + 1, "server_alive": alive, "partitions": partitions, "verify": problems,
-                               "rate_vs_baseline": round(result["answers_per_min"] / baseline["answers_per_min"], 3)
-                               if baseline.get("answers_per_min") else None}
+                    result |= {
+                        "run": run + 1,
+                        "server_alive": alive,
+                        "partitions": partitions,
+                        "verify": problems,
+                        "rate_vs_baseline": round(result["answers_per_min"] / baseline["answers_per_min"], 3)
+                        if baseline.get("answers_per_min")
+                        else None,
+                    }
                     runs.append(result)
                     console.print(f"{clients} clients, run {run + 1}: {result}")
             if args.soak:
@@ -246,23 +276,60 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=60)
-    table = Table(title=f"load test: clients x {args.questions} questions, enrichment allowed, half-size seed, "
-                        f"reader {args.model}, limit {config.serve.query_timeout_s:g} s")
-    for column in ("clients", "run", "answered", "errors", "503s (p95 ms)", "p50 s", "p95 s", "answers/min",
-                   "vs 1 client", "RSS start/end/peak MB", "alive", "verify"):
+    table = Table(
+        title=f"load test: clients x {args.questions} questions, enrichment allowed, half-size seed, "
+        f"reader {args.model}, limit {config.serve.query_timeout_s:g} s"
+    )
+    for column in (
+        "clients",
+        "run",
+        "answered",
+        "errors",
+        "503s (p95 ms)",
+        "p50 s",
+        "p95 s",
+        "answers/min",
+        "vs 1 client",
+        "RSS start/end/peak MB",
+        "alive",
+        "verify",
+    ):
         table.add_column(column)
     for r in [baseline | {"run": "baseline", "rate_vs_baseline": 1.0, "server_alive": True, "verify": []}] * bool(baseline) + runs:
-        table.add_row(str(r["clients"]), str(r["run"]), f"{r['answered']}/{r['requests']}", str(r["errors"]),
-                      f"{r['refused_503']} ({r['refusal_p95_ms']})", str(r["p50_s"]), str(r["p95_s"]), str(r["answers_per_min"]),
-                      str(r["rate_vs_baseline"]), f"{r['rss_start_mb']}/{r['rss_end_mb']}/{r['rss_peak_mb']}",
-                      str(r["server_alive"]), "; ".join(r["verify"]) or "consistent")
+        table.add_row(
+            str(r["clients"]),
+            str(r["run"]),
+            f"{r['answered']}/{r['requests']}",
+            str(r["errors"]),
+            f"{r['refused_503']} ({r['refusal_p95_ms']})",
+            str(r["p50_s"]),
+            str(r["p95_s"]),
+            str(r["answers_per_min"]),
+            str(r["rate_vs_baseline"]),
+            f"{r['rss_start_mb']}/{r['rss_end_mb']}/{r['rss_peak_mb']}",
+            str(r["server_alive"]),
+            "; ".join(r["verify"]) or "consistent",
+        )
     if runs or baseline:
         Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"clients": args.clients, "questions": args.questions, "model": args.model,
-                                          "query_timeout_s": config.serve.query_timeout_s, "baseline": baseline,
-                                          "runs": runs, "soak": soak, "maxima": maxima, "big_body": probe},
-                                         indent=2) + "\n")
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "clients": args.clients,
+                "questions": args.questions,
+                "model": args.model,
+                "query_timeout_s": config.serve.query_timeout_s,
+                "baseline": baseline,
+                "runs": runs,
+                "soak": soak,
+                "maxima": maxima,
+                "big_body": probe,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -39,12 +39,16 @@ QUESTIONS = [
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
     """Wall seconds and peak RSS (MB) of a command, its output's last lines."""
     stats = cwd / ".step-time"
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command], cwd=cwd, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command], cwd=cwd, env=env, capture_output=True, text=True)
     seconds, kb = stats.read_text().split()[-2:]
-    return {"command": " ".join(command), "returncode": result.returncode, "seconds": round(float(seconds), 1),
-            "peak_rss_mb": round(int(kb) / 1024), "tail": (result.stdout + result.stderr).strip().splitlines()[-3:],
-            "stdout": result.stdout}
+    return {
+        "command": " ".join(command),
+        "returncode": result.returncode,
+        "seconds": round(float(seconds), 1),
+        "peak_rss_mb": round(int(kb) / 1024),
+        "tail": (result.stdout + result.stderr).strip().splitlines()[-3:],
+        "stdout": result.stdout,
+    }
 
 
 def gather(folders: list[Path], into: Path) -> dict:
@@ -84,9 +88,11 @@ def main() -> None:
         subprocess.run(["git", "clone", "-q", str(PROJECT), str(clone)], check=True)
         docs = gather(args.folder, Path(tmp) / "my-docs")
         console.print(f"clone of {commit[:7]}; folder: {docs}")
-        for name, command in ((None if args.skip_demo else "README: scripts/run.sh demo", ["bash", "scripts/run.sh", "demo"]),
-                              ("README: scripts/run.sh fast", ["bash", "scripts/run.sh", "fast"]),
-                              ("enrich-rag build my-docs", [".venv/bin/enrich-rag", "build", str(Path(tmp) / "my-docs")])):
+        for name, command in (
+            (None if args.skip_demo else "README: scripts/run.sh demo", ["bash", "scripts/run.sh", "demo"]),
+            ("README: scripts/run.sh fast", ["bash", "scripts/run.sh", "fast"]),
+            ("enrich-rag build my-docs", [".venv/bin/enrich-rag", "build", str(Path(tmp) / "my-docs")]),
+        ):
             if name is None:
                 continue
             step = timed(command, clone, env)
@@ -96,8 +102,13 @@ def main() -> None:
         overlay = clone / "workspaces/my-docs/config.yaml"
         port = _free_port()
         started = time.perf_counter()
-        server = subprocess.Popen([".venv/bin/enrich-rag", "serve", "--config", str(overlay), "--port", str(port)], cwd=clone,
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [".venv/bin/enrich-rag", "serve", "--config", str(overlay), "--port", str(port)],
+            cwd=clone,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             while True:
                 try:
@@ -114,12 +125,26 @@ def main() -> None:
                     reply = json.loads(step["stdout"])
                 except json.JSONDecodeError:
                     reply = {"answer": None, "error": step["tail"]}
-                answers.append({"question": question, "seconds": step["seconds"], "returncode": step["returncode"],
-                                "answer": reply.get("answer"), "sufficient": reply.get("sufficient"),
-                                "error": reply.get("error"), "citations": [c.get("doc_id") for c in reply.get("citations", [])]})
+                answers.append(
+                    {
+                        "question": question,
+                        "seconds": step["seconds"],
+                        "returncode": step["returncode"],
+                        "answer": reply.get("answer"),
+                        "sufficient": reply.get("sufficient"),
+                        "error": reply.get("error"),
+                        "citations": [c.get("doc_id") for c in reply.get("citations", [])],
+                    }
+                )
                 console.print(answers[-1])
-            rss = int(next(line for line in Path(f"/proc/{server.pid}/status").read_text().splitlines()
-                           if line.startswith("VmHWM")).split()[1]) // 1024
+            rss = (
+                int(
+                    next(line for line in Path(f"/proc/{server.pid}/status").read_text().splitlines() if line.startswith("VmHWM")).split()[
+                        1
+                    ]
+                )
+                // 1024
+            )
             steps.append({"step": "server peak RSS after the questions", "peak_rss_mb": rss})
         finally:
             server.terminate()

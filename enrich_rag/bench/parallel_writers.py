@@ -55,9 +55,16 @@ def main() -> None:
         for round_ in range(args.rounds):
             before, _ = _state(params)
             started = time.perf_counter()
-            procs = [subprocess.Popen([cli, "enrich", next(topics), "--params", str(params), "--json"], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                     for _ in range(args.writers)]
+            procs = [
+                subprocess.Popen(
+                    [cli, "enrich", next(topics), "--params", str(params), "--json"],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for _ in range(args.writers)
+            ]
             outcomes = []
             for p in procs:
                 out, err = p.communicate(timeout=600)
@@ -65,25 +72,45 @@ def main() -> None:
             wall = time.perf_counter() - started
             after, problems = _state(params)
             written = [json.loads(out).get("partition") for code, out, _ in outcomes if code == 0 and out.strip()]
-            row = {"round": round_ + 1, "exit_codes": [code for code, _, _ in outcomes],
-                   "errors": [err.strip().splitlines()[-1] for code, _, err in outcomes if code != 0 and err.strip()],
-                   "partitions_reported": len([w for w in written if w]), "partitions_new": len(set(after) - set(before)),
-                   "wall_s": round(wall, 1), "verify": problems}
+            row = {
+                "round": round_ + 1,
+                "exit_codes": [code for code, _, _ in outcomes],
+                "errors": [err.strip().splitlines()[-1] for code, _, err in outcomes if code != 0 and err.strip()],
+                "partitions_reported": len([w for w in written if w]),
+                "partitions_new": len(set(after) - set(before)),
+                "wall_s": round(wall, 1),
+                "verify": problems,
+            }
             rows.append(row)
-            console.print(f"round {round_ + 1}: exit codes {row['exit_codes']}, {row['partitions_new']} new partitions, "
-                          f"verify={problems or 'consistent'}")
+            console.print(
+                f"round {round_ + 1}: exit codes {row['exit_codes']}, {row['partitions_new']} new partitions, "
+                f"verify={problems or 'consistent'}"
+            )
     table = Table(title=f"{args.writers} `enrich-rag enrich` processes at once, {args.rounds} rounds")
     for column in ("round", "exit codes", "partitions written", "wall s", "verify"):
         table.add_column(column)
     for r in rows:
-        table.add_row(str(r["round"]), " ".join(map(str, r["exit_codes"])),
-                      f"{r['partitions_new']} (reported {r['partitions_reported']})", str(r["wall_s"]),
-                      "; ".join(r["verify"]) or "consistent")
+        table.add_row(
+            str(r["round"]),
+            " ".join(map(str, r["exit_codes"])),
+            f"{r['partitions_new']} (reported {r['partitions_reported']})",
+            str(r["wall_s"]),
+            "; ".join(r["verify"]) or "consistent",
+        )
     Console().print(table)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"writers": args.writers, "rounds": rows,
-                                          "all_exit_0": all(c == 0 for r in rows for c in r["exit_codes"]),
-                                          "all_consistent": all(not r["verify"] for r in rows)}, indent=2) + "\n")
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "writers": args.writers,
+                "rounds": rows,
+                "all_exit_0": all(c == 0 for r in rows for c in r["exit_codes"]),
+                "all_consistent": all(not r["verify"] for r in rows),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

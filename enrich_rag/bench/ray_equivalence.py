@@ -40,17 +40,25 @@ def main() -> None:
         graphs = {}
         for engine in ("local", "ray"):
             graph = Path(tmp) / engine
-            config = dataclasses.replace(base, build=BuildConfig(engine=engine),
-                                         ray=dataclasses.replace(base.ray, workers=args.workers),
-                                         paths=dataclasses.replace(base.paths, graph=str(graph)))
+            config = dataclasses.replace(
+                base,
+                build=BuildConfig(engine=engine),
+                ray=dataclasses.replace(base.ray, workers=args.workers),
+                paths=dataclasses.replace(base.paths, graph=str(graph)),
+            )
             start = time.perf_counter()
             counts = build_seed_graph(config)
             result["engines"][engine] = counts | {"seconds": round(time.perf_counter() - start, 1)}
             graphs[engine] = graph
         for table in ("nodes", "edges", "links"):
             local, ray = rows(graphs["local"], table), rows(graphs["ray"], table)
-            result["tables"][table] = {"local": len(local), "ray": len(ray), "equal": local == ray,
-                                       "only_local": len(local - ray), "only_ray": len(ray - local)}
+            result["tables"][table] = {
+                "local": len(local),
+                "ray": len(ray),
+                "equal": local == ray,
+                "only_local": len(local - ray),
+                "only_ray": len(ray - local),
+            }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     view = Table(title=f"seed graph, local vs Ray ({args.workers} workers)")

@@ -32,9 +32,15 @@ def sandbox_params(root: Path, passages: int, seed_share: float, **sections: dic
     base["extraction"].update(seed_share=seed_share)
     base["agent"].update(expansion="template", enrich_chunks=3)
     data = root / "data"
-    base["paths"] = {"root": str(data), "chunks": str(data / "chunks.parquet"), "corpus_index": str(data / "corpus_index"),
-                     "graph": str(data / "graph"), "graph_index": str(data / "graph_index"),
-                     "build_summary": str(data / "summary.json"), "dvc_root": str(root)}
+    base["paths"] = {
+        "root": str(data),
+        "chunks": str(data / "chunks.parquet"),
+        "corpus_index": str(data / "corpus_index"),
+        "graph": str(data / "graph"),
+        "graph_index": str(data / "graph_index"),
+        "build_summary": str(data / "summary.json"),
+        "dvc_root": str(root),
+    }
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     params = root / "params.yaml"

@@ -32,8 +32,15 @@ def main() -> None:
     picked = {kind: rng.sample(rows, min(args.per_type, len(rows))) for kind, rows in sorted(by_type.items())}
     out = Path(args.out or f"bench_results/testset_examples_{args.testset.stem}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({kind: [{k: r[k] for k in ("id", "question", "answers", "persona", "facts")} for r in rows]
-                               for kind, rows in picked.items()}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(
+        json.dumps(
+            {kind: [{k: r[k] for k in ("id", "question", "answers", "persona", "facts")} for r in rows] for kind, rows in picked.items()},
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     console = Console(width=160)
     for kind, rows in picked.items():
         table = Table(title=f"{kind}: {len(rows)} of {len(by_type[kind])}", show_lines=True)

@@ -68,8 +68,10 @@ def build(
             overlay = build_folder(folder, workspace, params, force)
         except EnrichRagError as exc:
             _fail(exc)
-        console.print(f"built {folder} into {overlay.parent}\nask it:  enrich-rag query \"your question\" --config {overlay}"
-                      f"\nor serve it:  enrich-rag serve --config {overlay}")
+        console.print(
+            f'built {folder} into {overlay.parent}\nask it:  enrich-rag query "your question" --config {overlay}'
+            f"\nor serve it:  enrich-rag serve --config {overlay}"
+        )
         return
     root = params.resolve().parent
     dvc = shutil.which("dvc") or str(Path(sys.executable).with_name("dvc"))
@@ -109,8 +111,10 @@ def _resources(cfg: Config):
     try:
         report = resources.writer.reconcile()
     except OSError as exc:  # a data folder this user may read but not write; a broken graph is an error of its own
-        console.print(f"[yellow]cannot reconcile the graph ({str(exc).splitlines()[0]}); reading it as it is — "
-                      "`enrich-rag graph verify` says what is wrong[/yellow]")
+        console.print(
+            f"[yellow]cannot reconcile the graph ({str(exc).splitlines()[0]}); reading it as it is — "
+            "`enrich-rag graph verify` says what is wrong[/yellow]"
+        )
         return resources
     if report.changed:
         console.print(f"[yellow]repaired:[/yellow] {report}")
@@ -139,8 +143,10 @@ def _print_answer(answer, as_json: bool) -> None:
     status = "[green]confident[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
     out.print(f"[bold]{answer.answer or '(no answer)'}[/bold]  perplexity {answer.perplexity:.2f} ({status})")
     if not answer.sufficient:
-        out.print(f"[yellow]Not sure: the evidence read did not settle it (perplexity {answer.perplexity:.2f}, threshold "
-                  f"{answer.threshold:.2f}). Check the evidence below; --abstain answers nothing instead.[/yellow]")
+        out.print(
+            f"[yellow]Not sure: the evidence read did not settle it (perplexity {answer.perplexity:.2f}, threshold "
+            f"{answer.threshold:.2f}). Check the evidence below; --abstain answers nothing instead.[/yellow]"
+        )
     cites = Table(title="evidence")
     for column in ("#", "fact", "evidence", "chunk", "partition"):
         cites.add_column(column)
@@ -186,8 +192,10 @@ def query(
             token = client.read_token(cfg.paths.root)
             reply = client.ask(url, question, not no_enrich, token, cfg.serve.query_timeout_s + 5)
             answer = Answer.from_dict(reply)
-            console.print(f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "
-                          f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]")
+            console.print(
+                f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "
+                f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]"
+            )
         else:
             answer = _agent(cfg).answer(question, allow_enrich=not no_enrich)
     except EnrichRagError as exc:
@@ -214,17 +222,26 @@ def demo(
     cfg = _config(params, config)
     try:
         if questions is None and cfg.corpus.format != "benchmark":
-            raise EnrichRagError("demo needs questions: pass --questions FILE (normalised QA JSONL), or build the "
-                                 "bundled benchmark corpus (corpus.format: benchmark)")
+            raise EnrichRagError(
+                "demo needs questions: pass --questions FILE (normalised QA JSONL), or build the "
+                "bundled benchmark corpus (corpus.format: benchmark)"
+            )
         items = load_questions(questions or cfg.corpus.source, "normalized")[:count]
         agent = _agent(cfg)
         rows = []
         for item in items:
             start = time.perf_counter()
             answer = agent.answer(item.question, allow_enrich=False)
-            rows.append({"question": item.question, "answer": answer.answer, "gold": list(item.answers),
-                         "correct": bool(exact_match(answer.answer, list(item.answers))),
-                         "citations": [c.triple for c in answer.citations], "seconds": round(time.perf_counter() - start, 2)})
+            rows.append(
+                {
+                    "question": item.question,
+                    "answer": answer.answer,
+                    "gold": list(item.answers),
+                    "correct": bool(exact_match(answer.answer, list(item.answers))),
+                    "citations": [c.triple for c in answer.citations],
+                    "seconds": round(time.perf_counter() - start, 2),
+                }
+            )
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"{len(rows)} bundled questions, reader {agent.resources.llm.name}")
@@ -232,12 +249,15 @@ def demo(
         table.add_column(column, overflow="fold")
     for r in rows:
         mark = "[green]✓[/green] " if r["correct"] else ""
-        table.add_row(r["question"], mark + (r["answer"] or "(no answer)"), " / ".join(r["gold"]),
-                      "; ".join(r["citations"]), f"{r['seconds']:.1f}")
+        table.add_row(
+            r["question"], mark + (r["answer"] or "(no answer)"), " / ".join(r["gold"]), "; ".join(r["citations"]), f"{r['seconds']:.1f}"
+        )
     _emit(rows, as_json, table)
     if not as_json:
-        console.print('Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
-                      "as it is).  Web page: [bold]enrich-rag serve[/bold], then open http://127.0.0.1:8000")
+        console.print(
+            'Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
+            "as it is).  Web page: [bold]enrich-rag serve[/bold], then open http://127.0.0.1:8000"
+        )
 
 
 @app.command()
@@ -428,8 +448,10 @@ def serve(
     console.print(f"EnrichRAG on {url}  (OpenAPI: /docs; health: /api/health)")
     if application.state.token_created:
         token = token_path.read_text(encoding="utf-8").strip()
-        console.print(f"write token (shown once; kept in {token_path}, readable by you only): {token}\n"
-                      f"open {url}/#token={token} to let the page enrich, roll back and save settings")
+        console.print(
+            f"write token (shown once; kept in {token_path}, readable by you only): {token}\n"
+            f"open {url}/#token={token} to let the page enrich, roll back and save settings"
+        )
     else:
         console.print(f"writes (enrichment, rollback, settings) need the token in {token_path}")
     if not is_loopback(host):
@@ -437,8 +459,7 @@ def serve(
     advertise(cfg.paths.root, url)
     try:
         # Connections beyond the queue are refused at once by uvicorn too, never left to pile up.
-        uvicorn.run(application, host=host, port=port, log_level="warning",
-                    limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8)
+        uvicorn.run(application, host=host, port=port, log_level="warning", limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8)
     finally:
         withdraw(cfg.paths.root)
 

@@ -91,8 +91,15 @@ def _hotpot_like(row: dict, where: str) -> QAItem:
     contexts = [_paragraph(t, s) for t, s in row.get("context") or []]
     titles = {t for t, _ in row.get("supporting_facts") or []}
     indices = [i for i, (t, _) in enumerate(contexts) if t in titles]
-    return _item(row.get("_id", row.get("id")), row.get("question"), row.get("answer"), row.get("type", ""),
-                 _gold_from_contexts(contexts, indices), contexts, where)
+    return _item(
+        row.get("_id", row.get("id")),
+        row.get("question"),
+        row.get("answer"),
+        row.get("type", ""),
+        _gold_from_contexts(contexts, indices),
+        contexts,
+        where,
+    )
 
 
 def _musique(row: dict, where: str) -> QAItem:
@@ -101,8 +108,9 @@ def _musique(row: dict, where: str) -> QAItem:
     indices = [i for i, p in enumerate(paragraphs) if p.get("is_supporting")]
     answers = [row.get("answer"), *(row.get("answer_aliases") or [])]
     qid = str(row.get("id", ""))
-    return _item(qid, row.get("question"), [a for a in answers if a], qid.split("__")[0],
-                 _gold_from_contexts(contexts, indices), contexts, where)
+    return _item(
+        qid, row.get("question"), [a for a in answers if a], qid.split("__")[0], _gold_from_contexts(contexts, indices), contexts, where
+    )
 
 
 def _answers(row: dict) -> Any:
@@ -126,8 +134,14 @@ def _open_domain(row: dict, where: str) -> QAItem:
     return _item(qid, row.get("question", row.get("Question")), answers, row.get("type", "factoid"), gold, (), where)
 
 
-_READERS = {"normalized": _normalized, "hotpotqa": _hotpot_like, "2wiki": _hotpot_like, "musique": _musique,
-            "nq": _open_domain, "triviaqa": _open_domain}
+_READERS = {
+    "normalized": _normalized,
+    "hotpotqa": _hotpot_like,
+    "2wiki": _hotpot_like,
+    "musique": _musique,
+    "nq": _open_domain,
+    "triviaqa": _open_domain,
+}
 
 
 def load_questions(path: Path | str, fmt: str) -> list[QAItem]:

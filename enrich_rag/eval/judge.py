@@ -42,22 +42,33 @@ def agreement(judged: list[bool], reference: list[bool]) -> dict[str, float | in
     fp = sum(j and not r for j, r in zip(judged, reference))
     fn = sum(r and not j for j, r in zip(judged, reference))
     n = len(judged)
-    return {"n": n, "agreement": round((n - fp - fn) / n, 4) if n else 0.0,
-            "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0, "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
-            "tp": tp, "fp": fp, "fn": fn, "tn": n - tp - fp - fn}
+    return {
+        "n": n,
+        "agreement": round((n - fp - fn) / n, 4) if n else 0.0,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": n - tp - fp - fn,
+    }
 
 
 def calibrate(llm: LLM, rows: list[dict], progress=lambda rows: rows) -> dict[str, object]:
     """The correctness criterion on finished answers (evaluation rows: question, prediction, gold, em,
     acc), against exact match and against the lenient "gold contained in the answer"."""
-    scores = [p_yes(llm, judge_prompt(CRITERIA["correctness"], r["question"], r["prediction"], [], list(r["gold"])))
-              for r in progress(rows)]
+    scores = [
+        p_yes(llm, judge_prompt(CRITERIA["correctness"], r["question"], r["prediction"], [], list(r["gold"]))) for r in progress(rows)
+    ]
     judged = [s >= CORRECT_AT for s in scores]
-    return {"threshold": CORRECT_AT, "judged_correct_share": round(sum(judged) / len(judged), 4) if judged else 0.0,
-            "vs_em": agreement(judged, [bool(r["em"]) for r in rows]),
-            "vs_contains": agreement(judged, [bool(r["acc"]) for r in rows]),
-            "mean_score_em_correct": _mean([s for s, r in zip(scores, rows) if r["em"]]),
-            "mean_score_em_wrong": _mean([s for s, r in zip(scores, rows) if not r["em"]])}
+    return {
+        "threshold": CORRECT_AT,
+        "judged_correct_share": round(sum(judged) / len(judged), 4) if judged else 0.0,
+        "vs_em": agreement(judged, [bool(r["em"]) for r in rows]),
+        "vs_contains": agreement(judged, [bool(r["acc"]) for r in rows]),
+        "mean_score_em_correct": _mean([s for s, r in zip(scores, rows) if r["em"]]),
+        "mean_score_em_wrong": _mean([s for s, r in zip(scores, rows) if not r["em"]]),
+    }
 
 
 def _mean(values: list[float]) -> float:
@@ -72,9 +83,13 @@ def trust_note(root: Path, model: str) -> str:
     """The line every judged report carries: how far this judge agrees with exact match, or that nobody measured it."""
     path = calibration_path(root, model)
     if not path.is_file():
-        return (f"Judge {model}: not calibrated; read its scores with care (scripts/calibrate_judge.py measures "
-                "its agreement with exact match).")
+        return (
+            f"Judge {model}: not calibrated; read its scores with care (scripts/calibrate_judge.py measures "
+            "its agreement with exact match)."
+        )
     data = json.loads(path.read_text(encoding="utf-8"))
     em = data["vs_em"]
-    return (f"Judge {model}: agrees with exact match on {em['agreement']:.0%} of {em['n']} answers "
-            f"(precision {em['precision']:.2f}, recall {em['recall']:.2f} of 'correct'; {path.name}).")
+    return (
+        f"Judge {model}: agrees with exact match on {em['agreement']:.0%} of {em['n']} answers "
+        f"(precision {em['precision']:.2f}, recall {em['recall']:.2f} of 'correct'; {path.name})."
+    )

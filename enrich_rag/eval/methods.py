@@ -111,14 +111,18 @@ def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
     """The reader's ceiling: every chunk of the gold documents, the project's answer prompt."""
     passages = resources.passages.by_doc_ids(list(item.gold_docs))
     texts = [p.content for p in passages]
-    return Prediction(read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens),
-                      _dedupe([p.doc_id for p in passages]), texts)
+    return Prediction(
+        read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens), _dedupe([p.doc_id for p in passages]), texts
+    )
 
 
 def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
-    agent = Agent(resources, dataclasses.replace(resources.config.agent, **AGENT_OVERRIDES.get(name, {})),
-                  dataclasses.replace(resources.config.evidence, **overrides))
+    agent = Agent(
+        resources,
+        dataclasses.replace(resources.config.agent, **AGENT_OVERRIDES.get(name, {})),
+        dataclasses.replace(resources.config.evidence, **overrides),
+    )
 
     def run(item: QAItem) -> Prediction:
         answer = agent.answer(item.question, allow_enrich=allow)
@@ -126,13 +130,18 @@ def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Predicti
         rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
         docs = _dedupe([c.doc_id for c in answer.citations])[:RETRIEVED]
         contexts = [s.outputs for s in trace.steps if s.tool == "EnrichContext"]
-        summary = {"tools": trace.tools(), "perplexity": answer.perplexity, "sufficient": answer.sufficient,
-                   "chunk_ids": [c.chunk_id for c in answer.citations],
-                   "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
-                   "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
-                   "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0} | _graph_record(trace)
-        return Prediction(answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds,
-                          list(trace.partitions_written), 0.0, summary)
+        summary = {
+            "tools": trace.tools(),
+            "perplexity": answer.perplexity,
+            "sufficient": answer.sufficient,
+            "chunk_ids": [c.chunk_id for c in answer.citations],
+            "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
+            "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
+            "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0,
+        } | _graph_record(trace)
+        return Prediction(
+            answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
+        )
 
     return run
 
@@ -142,11 +151,17 @@ def _graph_record(trace) -> dict[str, Any]:
     enrichment's new chunks and partition, so an enrichment's effect can be traced per question."""
     ranks = [s.outputs.get("pagerank_top", []) for s in trace.steps if s.tool == "GraphRank"]
     selections = [s.outputs["selection"] for s in trace.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
-    enrichments = [{k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
-                   | {"seconds": s.seconds, "extraction_s": s.outputs.get("seconds", {}).get("extraction")}
-                   for s in trace.steps if s.tool == "EnrichGraph"]
-    return {"pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
-            "selection": selections[-1] if selections else None, "enrichments": enrichments}
+    enrichments = [
+        {k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
+        | {"seconds": s.seconds, "extraction_s": s.outputs.get("seconds", {}).get("extraction")}
+        for s in trace.steps
+        if s.tool == "EnrichGraph"
+    ]
+    return {
+        "pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
+        "selection": selections[-1] if selections else None,
+        "enrichments": enrichments,
+    }
 
 
 def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[QAItem], Prediction]:

@@ -44,7 +44,9 @@ def prepare_eval(config: Config, ev: EvalConfig) -> dict[str, int]:
         docs = [{"id": d.doc_id, "title": d.title, "text": d.text} for d in read_jsonl_documents(Path(ev.corpus))]
     else:
         raise InputDataError(f"{ev.questions}: questions carry no paragraphs; set eval.corpus to a passage JSONL")
-    write_jsonl(questions_path(config), [{"id": i.id, "question": i.question, "answers": list(i.answers), "type": i.type,
-                                           "gold_docs": list(i.gold_docs)} for i in items])
+    write_jsonl(
+        questions_path(config),
+        [{"id": i.id, "question": i.question, "answers": list(i.answers), "type": i.type, "gold_docs": list(i.gold_docs)} for i in items],
+    )
     write_jsonl(Path(config.corpus.source), docs)
     return {"questions": len(items), "passages": len(docs)}

@@ -50,9 +50,13 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
                 if key in INTERVAL_METRICS:
                     stats[f"{key}_ci"] = bootstrap([r[key] for r in mine if key in r], ev.bootstrap, ev.seed).to_list()
         stats |= unsure_flag(mine) | iterations(mine)
-        stats |= {"llm_calls": _mean([r["llm_calls"] for r in mine]), "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
-                  "partitions_written": sum(len(r["partitions"]) for r in mine),
-                  "latency_p50_s": _percentile(seconds, 0.5), "latency_p95_s": _percentile(seconds, 0.95)}
+        stats |= {
+            "llm_calls": _mean([r["llm_calls"] for r in mine]),
+            "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
+            "partitions_written": sum(len(r["partitions"]) for r in mine),
+            "latency_p50_s": _percentile(seconds, 0.5),
+            "latency_p95_s": _percentile(seconds, 0.95),
+        }
         out[method] = stats
     return out
 
@@ -66,9 +70,11 @@ def unsure_flag(rows: list[dict[str, Any]]) -> dict[str, Any]:
     flagged = [r for r in judged if not r["trace"]["sufficient"]]
     wrong = [r for r in judged if not r["em"]]
     caught = [r for r in flagged if not r["em"]]
-    return {"unsure_share": _mean([float(r in flagged) for r in judged]),
-            "unsure_precision": round(len(caught) / len(flagged), 4) if flagged else None,
-            "unsure_recall": round(len(caught) / len(wrong), 4) if wrong else None}
+    return {
+        "unsure_share": _mean([float(r in flagged) for r in judged]),
+        "unsure_precision": round(len(caught) / len(flagged), 4) if flagged else None,
+        "unsure_recall": round(len(caught) / len(wrong), 4) if wrong else None,
+    }
 
 
 def iterations(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -90,8 +96,11 @@ def pairwise(rows: list[dict[str, Any]], ev: EvalConfig) -> list[dict[str, Any]]
     with its interval, and McNemar's exact p for EM."""
     methods = [m for m in ev.methods if any(r["method"] == m for r in rows)]
     mine = {m: [r for r in rows if r["method"] == m] for m in methods}
-    return [{"first": a, "second": b} | compare(mine[a], mine[b], PAIRED_METRICS, ev.bootstrap, ev.seed)
-            for i, a in enumerate(methods) for b in methods[i + 1:]]
+    return [
+        {"first": a, "second": b} | compare(mine[a], mine[b], PAIRED_METRICS, ev.bootstrap, ev.seed)
+        for i, a in enumerate(methods)
+        for b in methods[i + 1 :]
+    ]
 
 
 def columns(summary: dict[str, dict[str, Any]]) -> list[str]:
@@ -107,25 +116,50 @@ def cell(stats: dict[str, Any], col: str) -> str:
 
 def markdown_table(summary: dict[str, dict[str, Any]], title: str) -> str:
     cols = columns(summary)
-    lines = [f"### {title}", "", "Scores with their 95% bootstrap interval.", "",
-             "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    lines = [
+        f"### {title}",
+        "",
+        "Scores with their 95% bootstrap interval.",
+        "",
+        "| method | " + " | ".join(cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
     for method, stats in summary.items():
         lines.append(f"| {method} | " + " | ".join(cell(stats, c) for c in cols) + " |")
     return "\n".join(lines) + "\n"
 
 
 def paired_markdown(pairs: list[dict[str, Any]]) -> str:
-    lines = ["### Paired differences (first - second, same questions)", "",
-             "95% bootstrap interval over questions resampled together; McNemar's exact p on EM.", "",
-             "| first | second | n | EM diff | F1 diff | McNemar p |", "|---|---|---:|---:|---:|---:|"]
+    lines = [
+        "### Paired differences (first - second, same questions)",
+        "",
+        "95% bootstrap interval over questions resampled together; McNemar's exact p on EM.",
+        "",
+        "| first | second | n | EM diff | F1 diff | McNemar p |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for p in pairs:
-        lines.append(f"| {p['first']} | {p['second']} | {p['n']} | {with_ci(p.get('em'), p.get('em_ci'))} | "
-                     f"{with_ci(p.get('f1'), p.get('f1_ci'))} | {p.get('em_mcnemar_p', '')} |")
+        lines.append(
+            f"| {p['first']} | {p['second']} | {p['n']} | {with_ci(p.get('em'), p.get('em_ci'))} | "
+            f"{with_ci(p.get('f1'), p.get('f1_ci'))} | {p.get('em_mcnemar_p', '')} |"
+        )
     return "\n".join(lines) + "\n"
 
 
-CONSOLE_COLUMNS = ("n", "em", "f1", "acc", "recall@5", "all@5", "precision@5", "judge_aggregate", "llm_calls",
-                   "partitions_written", "latency_p50_s", "latency_p95_s")
+CONSOLE_COLUMNS = (
+    "n",
+    "em",
+    "f1",
+    "acc",
+    "recall@5",
+    "all@5",
+    "precision@5",
+    "judge_aggregate",
+    "llm_calls",
+    "partitions_written",
+    "latency_p50_s",
+    "latency_p95_s",
+)
 
 
 def print_table(summary: dict[str, dict[str, Any]], title: str) -> None:
@@ -147,8 +181,14 @@ def print_pairs(pairs: list[dict[str, Any]]) -> None:
     for p in pairs:
         sure = p.get("em_ci") and (p["em_ci"][0] > 0 or p["em_ci"][1] < 0)
         em = with_ci(p.get("em"), p.get("em_ci"))
-        table.add_row(p["first"], p["second"], str(p["n"]), f"[bold]{em}[/bold]" if sure else em,
-                      with_ci(p.get("f1"), p.get("f1_ci")), str(p.get("em_mcnemar_p", "")))
+        table.add_row(
+            p["first"],
+            p["second"],
+            str(p["n"]),
+            f"[bold]{em}[/bold]" if sure else em,
+            with_ci(p.get("f1"), p.get("f1_ci")),
+            str(p.get("em_mcnemar_p", "")),
+        )
     Console().print(table)
 
 
@@ -226,9 +266,16 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
         judge_model = model_name(config.llm) if ev.judge.backend == "same" else ev.judge.model or model_name(config.llm)
         judge_note = trust_note(Path(config.paths.dvc_root), judge_model)
         note = f"\n{judge_note}\n"
-    metrics = {"dataset": ev.dataset, "run_id": ev.run_id, "questions": questions, "llm": config.llm.backend,
-               "llm_model": model_name(config.llm), "embeddings": config.embeddings.model, "methods": summary,
-               "paired_differences": pairs}
+    metrics = {
+        "dataset": ev.dataset,
+        "run_id": ev.run_id,
+        "questions": questions,
+        "llm": config.llm.backend,
+        "llm_model": model_name(config.llm),
+        "embeddings": config.embeddings.model,
+        "methods": summary,
+        "paired_differences": pairs,
+    }
     if judge_note:
         metrics["judge_trust"] = judge_note
     _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")

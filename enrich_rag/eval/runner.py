@@ -59,8 +59,11 @@ def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConf
 
 def ensure_built(config: Config, ev: EvalConfig) -> None:
     """The dataset's corpus (questions and their passages) first, then every stage missing or stale."""
-    prepare = ("prepare", lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
-               lambda: prepare_eval(config, ev))
+    prepare = (
+        "prepare",
+        lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
+        lambda: prepare_eval(config, ev),
+    )
     build(config, ev.dataset, prepare)
 
 
@@ -142,12 +145,21 @@ def write_resolved_config(run_dir: Path, config: Config, ev: EvalConfig) -> None
 def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, ...]) -> dict[str, Any]:
     golds = list(item.answers)
     row: dict[str, Any] = {
-        "id": item.id, "method": method, "question": item.question, "gold": golds, "type": item.type,
-        "prediction": prediction.answer, "evidence_ids": prediction.docs,
-        "em": exact_match(prediction.answer, golds), "f1": round(token_f1(prediction.answer, golds), 4),
-        "acc": contains_answer(prediction.answer, golds), "llm_calls": prediction.llm_calls,
-        "enrich_rounds": prediction.enrich_rounds, "partitions": prediction.partitions,
-        "seconds": round(prediction.seconds, 4), "trace": prediction.trace,
+        "id": item.id,
+        "method": method,
+        "question": item.question,
+        "gold": golds,
+        "type": item.type,
+        "prediction": prediction.answer,
+        "evidence_ids": prediction.docs,
+        "em": exact_match(prediction.answer, golds),
+        "f1": round(token_f1(prediction.answer, golds), 4),
+        "acc": contains_answer(prediction.answer, golds),
+        "llm_calls": prediction.llm_calls,
+        "enrich_rounds": prediction.enrich_rounds,
+        "partitions": prediction.partitions,
+        "seconds": round(prediction.seconds, 4),
+        "trace": prediction.trace,
     }
     if item.has_gold and method != "no_retrieval":
         gold = set(item.gold_docs)
@@ -176,8 +188,9 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
 
     llm = CountingLLM(make_llm(config.llm))
     readonly = Resources(config, llm=llm)
-    writing = {m: Resources(writable_copy(config, run_dir / workspace_name(m)), llm=llm)
-               for m in running if AGENT_METHODS.get(m, (False,))[0]}
+    writing = {
+        m: Resources(writable_copy(config, run_dir / workspace_name(m)), llm=llm) for m in running if AGENT_METHODS.get(m, (False,))[0]
+    }
     for resources in writing.values():
         resources.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
     methods = {m: make_method(m, writing.get(m, readonly), llm) for m in running}
@@ -208,6 +221,7 @@ def _judge_llm(config: Config, ev: EvalConfig):
         return None
     import dataclasses
 
-    llm_config = dataclasses.replace(config.llm, backend=ev.judge.backend, model=ev.judge.model or config.llm.model,
-                                     base_url=ev.judge.base_url or config.llm.base_url)
+    llm_config = dataclasses.replace(
+        config.llm, backend=ev.judge.backend, model=ev.judge.model or config.llm.model, base_url=ev.judge.base_url or config.llm.base_url
+    )
     return make_llm(llm_config)

@@ -48,9 +48,15 @@ def mentioned(chunk: Chunk, entity: str) -> bool:
 class EntityFirstRanker:
     """`covers(chunk, entity)` decides coverage; by default a mention anywhere in title or text."""
 
-    def __init__(self, replacement_threshold: float = 0.1, coverage_weight: float = 1.0,
-                 salience_weight: float = 0.25, retrieval_weight: float = 0.5,
-                 covers: Callable[[Chunk, str], bool] = mentioned, title_weight: float = 0.0):
+    def __init__(
+        self,
+        replacement_threshold: float = 0.1,
+        coverage_weight: float = 1.0,
+        salience_weight: float = 0.25,
+        retrieval_weight: float = 0.5,
+        covers: Callable[[Chunk, str], bool] = mentioned,
+        title_weight: float = 0.0,
+    ):
         self.replacement_threshold = replacement_threshold
         self.coverage_weight = coverage_weight
         self.salience_weight = salience_weight
@@ -68,9 +74,12 @@ class EntityFirstRanker:
         """Hybrid score: entity coverage + salience + the retriever's own (normalised) score, and, where
         titles name entities, how much the chunk is an entity's own page."""
         coverage, _ = self.compute_entity_coverage(chunk, entities)
-        return (self.coverage_weight * coverage + self.salience_weight * salience(_text(chunk), entities)
-                + self.retrieval_weight * float(chunk.get("score", 0.0))
-                + self.title_weight * naming(chunk.get("title") or "", entities))
+        return (
+            self.coverage_weight * coverage
+            + self.salience_weight * salience(_text(chunk), entities)
+            + self.retrieval_weight * float(chunk.get("score", 0.0))
+            + self.title_weight * naming(chunk.get("title") or "", entities)
+        )
 
     def rank_by_entity_coverage(self, chunks: Sequence[Chunk], entities: Sequence[str], top_k: int) -> list[Chunk]:
         scored = sorted(enumerate(chunks), key=lambda ic: (-self.score(ic[1], entities), ic[0]))
@@ -104,8 +113,12 @@ class EntityFirstRanker:
         return sorted(out, key=lambda t: -t[2])
 
     def replace_chunks(
-        self, current_chunks: Sequence[Chunk], new_chunks: Sequence[Chunk], missing_entities: Sequence[str],
-        budget: int, keep_entities: Sequence[str] = (),
+        self,
+        current_chunks: Sequence[Chunk],
+        new_chunks: Sequence[Chunk],
+        missing_entities: Sequence[str],
+        budget: int,
+        keep_entities: Sequence[str] = (),
     ) -> tuple[list[Chunk], list[str]]:
         """Fill free slots, then swap the weakest chunk, one new chunk at a time, never past `budget`.
 

@@ -68,13 +68,17 @@ class GraphRanking:
 
     def record(self) -> dict[str, Any]:
         seeds = sorted(self.reset.items(), key=lambda kv: -kv[1])[:RECORD_TOP]
-        return {"pagerank_top": [{"chunk_id": p.id, "score": round(p.score, 5)} for p in self.passages[:RECORD_TOP]],
-                "pagerank_seeds": [k for k, _ in seeds], "pagerank_entities": [k for k in self.entities][:RECORD_TOP],
-                "pagerank_graph": list(self.size)}
+        return {
+            "pagerank_top": [{"chunk_id": p.id, "score": round(p.score, 5)} for p in self.passages[:RECORD_TOP]],
+            "pagerank_seeds": [k for k, _ in seeds],
+            "pagerank_entities": [k for k in self.entities][:RECORD_TOP],
+            "pagerank_graph": list(self.size),
+        }
 
 
-def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float,
-                          directed: Iterable[tuple[int, int, float]] = ()) -> np.ndarray:
+def personalized_pagerank(
+    edges: Iterable[tuple[int, int, float]], reset: np.ndarray, damping: float, directed: Iterable[tuple[int, int, float]] = ()
+) -> np.ndarray:
     """Power iteration of p = (1 - d) r + d W p over a weighted graph: `edges` both ways, `directed`
     one way (a passage pointing at a page it names).
 
@@ -103,7 +107,12 @@ def personalized_pagerank(edges: Iterable[tuple[int, int, float]], reset: np.nda
 
 
 def entry_points(
-    question: str, *, store: GraphStore, graph_index: Any, config: RetrievalConfig, embeddings: EmbeddingsConfig,
+    question: str,
+    *,
+    store: GraphStore,
+    graph_index: Any,
+    config: RetrievalConfig,
+    embeddings: EmbeddingsConfig,
     query_entities: Iterable[str] = (),
 ) -> dict[str, float]:
     """Entities the question points at, with weights: graph-index facts (both ends) and entities, and
@@ -122,8 +131,7 @@ def entry_points(
     return weights
 
 
-def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig,
-         limit: int) -> Walk:
+def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig, limit: int) -> Walk:
     """PageRank from weighted entry entities and dense passage scores (chunk id -> score in [0, 1]) over
     their bounded neighbourhood: the top `limit` passages and the top entities."""
     # The neighbourhood, two link hops out: the entry entities and the ends of their facts, with their
@@ -162,19 +170,26 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
     scores = personalized_pagerank(weighted, vector, config.damping, pointers)
     hood.mass = {key: float(scores[i]) for key, i in index.items()}
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
-    nodes = sorted(list(index)[len(chunks):], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
+    nodes = sorted(list(index)[len(chunks) :], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
     top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
-    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset,
-                size, hood)
+    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size, hood)
 
 
 def rank_passages(
-    question: str, *, store: GraphStore, graph_index: Any, corpus: Callable[[str, int], list[Passage]],
-    passages: PassageStore, config: RetrievalConfig, embeddings: EmbeddingsConfig, query_entities: Iterable[str] = (),
+    question: str,
+    *,
+    store: GraphStore,
+    graph_index: Any,
+    corpus: Callable[[str, int], list[Passage]],
+    passages: PassageStore,
+    config: RetrievalConfig,
+    embeddings: EmbeddingsConfig,
+    query_entities: Iterable[str] = (),
     limit: int = 10,
 ) -> GraphRanking:
-    entities = entry_points(question, store=store, graph_index=graph_index, config=config, embeddings=embeddings,
-                            query_entities=query_entities)
+    entities = entry_points(
+        question, store=store, graph_index=graph_index, config=config, embeddings=embeddings, query_entities=query_entities
+    )
     hits = corpus(question, config.graph_passages)
     top = max((p.score for p in hits), default=0.0) or 1.0
     dense = {p.id: p.score / top for p in hits}
@@ -182,8 +197,9 @@ def rank_passages(
     ranked = walked.passages
     found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
-    return GraphRanking([found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size,
-                        walked.entities, walked.neighbourhood)
+    return GraphRanking(
+        [found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size, walked.entities, walked.neighbourhood
+    )
 
 
 def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
@@ -192,8 +208,13 @@ def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
     for r in links:
         if r["is_title"]:
             pages.setdefault(r["node"], []).append(r["chunk_id"])
-    return [(r["chunk_id"], page, _link_weight(r, 1.0)) for r in links if not r["is_title"]
-            for page in pages.get(r["node"], ()) if page != r["chunk_id"]]
+    return [
+        (r["chunk_id"], page, _link_weight(r, 1.0))
+        for r in links
+        if not r["is_title"]
+        for page in pages.get(r["node"], ())
+        if page != r["chunk_id"]
+    ]
 
 
 def _link_weight(link: dict[str, Any], title_weight: float) -> float:

@@ -20,13 +20,13 @@ SKIP_LABELS = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "T
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _COMPARATIVE = re.compile(
     r"\b(both|same|either|neither|compare[ds]?|older|younger|earlier|later|first|last|longer|shorter|larger|"
-    r"smaller|bigger|higher|lower|more|less|fewer|greater|closer|further|farther|\w+er than)\b", re.IGNORECASE)
-_NESTED = re.compile(r"\b(of the|of a|of an|whose|who|which|that|where|when)\b.*\b(\w+ed|by|of|in|for|with|from)\b",
-                     re.IGNORECASE)
+    r"smaller|bigger|higher|lower|more|less|fewer|greater|closer|further|farther|\w+er than)\b",
+    re.IGNORECASE,
+)
+_NESTED = re.compile(r"\b(of the|of a|of an|whose|who|which|that|where|when)\b.*\b(\w+ed|by|of|in|for|with|from)\b", re.IGNORECASE)
 # "Are X and Y both ...", "X or Y", "... have in common": two entities asked about side by side.
 _PAIRED = re.compile(r"\bor\b|\bin common\b|^(are|were|is|was|do|does|did|have|has)\b.+\band\b", re.IGNORECASE)
-_NOUN_CLAUSE = re.compile(r"\b(a|an|the|what|which)\s+(\w+\s+){0,2}(with|of|in|that|which|who|whose|where|by)\b",
-                          re.IGNORECASE)
+_NOUN_CLAUSE = re.compile(r"\b(a|an|the|what|which)\s+(\w+\s+){0,2}(with|of|in|that|which|who|whose|where|by)\b", re.IGNORECASE)
 MAX_NGRAM = 6
 _ALTERNATIVES = re.compile(r"\s+or\s+")
 _TRAILING_FUNCTION_WORDS = re.compile(r"(\s+(of|the|a|an|and|or|in|for|to))+$")  # NER: "the Church of St. Mary of"
@@ -88,8 +88,13 @@ def _dedupe(names: list[str]) -> list[str]:
         short = len(name.strip(".")) < 3 and not name.isupper()  # "Sr.", "Jr." but not "UK"
         if name and not short and content_words(name) and name.casefold() not in {c.casefold() for c in clean}:
             clean.append(name)
-    return [n for n in clean if not any(n.casefold() != o.casefold() and re.search(
-        r"(?<!\w)" + re.escape(n.casefold()) + r"(?!\w)", o.casefold()) for o in clean)]
+    return [
+        n
+        for n in clean
+        if not any(
+            n.casefold() != o.casefold() and re.search(r"(?<!\w)" + re.escape(n.casefold()) + r"(?!\w)", o.casefold()) for o in clean
+        )
+    ]
 
 
 def classify(question: str, entities: list[str]) -> str:
@@ -106,7 +111,8 @@ def analyze_query(question: str, nlp, store: GraphStore | None = None) -> QueryA
     entities = _dedupe(names)
     kind = classify(question, entities)
     entity_words = content_words(" ".join(entities))
-    hint = " ".join(w for w in dict.fromkeys(t.text for t in doc if t.is_alpha)
-                    if w.casefold() in content_words(w) and w.casefold() not in entity_words)
+    hint = " ".join(
+        w for w in dict.fromkeys(t.text for t in doc if t.is_alpha) if w.casefold() in content_words(w) and w.casefold() not in entity_words
+    )
     parts = tuple(f"{e} {hint}".strip() for e in entities) if kind == COMPARISON else ()
     return QueryAnalysis(question, tuple(entities), kind, hint, parts)

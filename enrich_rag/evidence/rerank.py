@@ -54,8 +54,9 @@ def cross_encoder_reranker(model: str) -> Reranker:
     def rerank(question: str, chunks: Sequence[Passage], entities: Sequence[str]) -> list[float]:
         if not chunks:
             return []
-        batch = tokenizer([question] * len(chunks), [_passage(c) for c in chunks], truncation=True,
-                          padding=True, max_length=256, return_tensors="pt")
+        batch = tokenizer(
+            [question] * len(chunks), [_passage(c) for c in chunks], truncation=True, padding=True, max_length=256, return_tensors="pt"
+        )
         with torch.inference_mode():
             logits = encoder(**batch).logits
         return (logits[:, -1] if logits.shape[-1] > 1 else logits[:, 0]).tolist()

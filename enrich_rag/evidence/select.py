@@ -49,8 +49,7 @@ class Retrieval:
     graph: Callable[[str, int], list[Passage]] | None = None
 
 
-def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store: GraphStore | None = None,
-                     graph_index=None) -> Retrieval:
+def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store: GraphStore | None = None, graph_index=None) -> Retrieval:
     def corpus(query: str, limit: int) -> list[Passage]:
         hits = search(corpus_index, query, limit, config.embeddings, columns=())
         found = {p.id: p for p in passages.by_ids([h["id"] for h in hits])}
@@ -78,8 +77,12 @@ def _normalised(hits: list[Passage]) -> list[Passage]:
 
 def lead(view: View) -> View:
     """Title + first sentence: the view in which a passage is *about* an entity."""
-    return {"id": view["id"], "title": view["title"], "content": first_sentence(view["content"], LEAD_CHARS),
-            "score": view.get("score", 0.0)}
+    return {
+        "id": view["id"],
+        "title": view["title"],
+        "content": first_sentence(view["content"], LEAD_CHARS),
+        "score": view.get("score", 0.0),
+    }
 
 
 def about_test(bridges: Sequence[str]) -> Callable[[View, str], bool]:
@@ -134,8 +137,12 @@ def graph_bridges(chunks: Sequence[View], ranked: Sequence[Passage], analysis: Q
     found: dict[str, Passage] = {}
     for passage in ranked:
         name = bare_title(passage.title)
-        if (passage.id in chosen or not name or name in found
-                or any(mentions(passage.title, e) or mentions(e, name) for e in analysis.entities)):
+        if (
+            passage.id in chosen
+            or not name
+            or name in found
+            or any(mentions(passage.title, e) or mentions(e, name) for e in analysis.entities)
+        ):
             continue
         if any(mentions(c["content"], name) for c in chunks):
             found[name] = passage
@@ -156,12 +163,17 @@ def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: Quer
 
 
 def entity_ranker(cfg: EvidenceConfig) -> EntityFirstRanker:
-    return EntityFirstRanker(cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight,
-                             title_weight=cfg.title_weight)
+    return EntityFirstRanker(
+        cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight, title_weight=cfg.title_weight
+    )
 
 
 def select_evidence(
-    analysis: QueryAnalysis, retrieval: Retrieval, cfg: EvidenceConfig, rerank: Reranker, nlp,
+    analysis: QueryAnalysis,
+    retrieval: Retrieval,
+    cfg: EvidenceConfig,
+    rerank: Reranker,
+    nlp,
     extra: Sequence[Passage] = (),
 ) -> Selection:
     ranker = entity_ranker(cfg)
@@ -215,8 +227,9 @@ def select_evidence(
         # A passage about a gap is a second hop only if it still bears on the question: "Philadelphia
         # Arrows" covers the bridge "Philadelphia" but not "the address of the penitentiary".
         in_selection = {v["id"] for v in selected}
-        new = sorted((ranker_view(p) for p in found.values() if p.id in relevance and p.id not in in_selection),
-                     key=lambda v: -relevance[v["id"]])
+        new = sorted(
+            (ranker_view(p) for p in found.values() if p.id in relevance and p.id not in in_selection), key=lambda v: -relevance[v["id"]]
+        )
         # A swap must not orphan a query entity, nor a bridge whose own passage (by title) is already in.
         kept = [e for e in analysis.entities if e not in targets]
         kept += [b for b in bridges if b not in targets]
@@ -224,9 +237,17 @@ def select_evidence(
         selected, _ = ranker.replace_chunks(selected, new, targets, cfg.k, kept)
         new_coverage = _coverage(selected, analysis.entities, bridges)
         gain, coverage = new_coverage - coverage, new_coverage
-        record["rounds"].append({"round": round_, "missing": missing, "bridges": gap_bridges, "micro_queries": queries,
-                                 "swapped_in": [v["id"] for v in selected if v["id"] not in in_selection],
-                                 "coverage": round(new_coverage, 3), "gain": round(gain, 3)})
+        record["rounds"].append(
+            {
+                "round": round_,
+                "missing": missing,
+                "bridges": gap_bridges,
+                "micro_queries": queries,
+                "swapped_in": [v["id"] for v in selected if v["id"] not in in_selection],
+                "coverage": round(new_coverage, 3),
+                "gain": round(gain, 3),
+            }
+        )
         if gain < cfg.min_gain:
             record["stop_reason"] = "diminishing_returns"
             break

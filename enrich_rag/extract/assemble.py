@@ -96,7 +96,12 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
         }
         for nid, name in names.items()
     ]
-    link_rows = [{"node": nid, "chunk_id": chunk, "doc_id": docs.get(chunk, ""), "count": n, "is_title": nid in titles.get(chunk, ())}
-                 for (nid, chunk), n in sorted(links.items())]
-    return GraphTables(pa.Table.from_pylist(node_rows, schema=NODES), pa.Table.from_pylist(list(edges.values()), schema=EDGES),
-                       pa.Table.from_pylist(link_rows, schema=LINKS))
+    link_rows = [
+        {"node": nid, "chunk_id": chunk, "doc_id": docs.get(chunk, ""), "count": n, "is_title": nid in titles.get(chunk, ())}
+        for (nid, chunk), n in sorted(links.items())
+    ]
+    return GraphTables(
+        pa.Table.from_pylist(node_rows, schema=NODES),
+        pa.Table.from_pylist(list(edges.values()), schema=EDGES),
+        pa.Table.from_pylist(link_rows, schema=LINKS),
+    )

@@ -13,8 +13,9 @@ from enrich_rag.extract.base import Extractor
 EXTRACTORS = ("spacy", "rebel", "llm")
 
 
-def make_extractor(config: ExtractionConfig, name: str = "", llm: Callable[[], Any] | None = None,
-                   prompt: Callable[[str, str], Any] | None = None) -> Extractor:
+def make_extractor(
+    config: ExtractionConfig, name: str = "", llm: Callable[[], Any] | None = None, prompt: Callable[[str, str], Any] | None = None
+) -> Extractor:
     """`name`: default the seed's extractor; `llm` and `prompt`: the reader and its fact prompt, for the
     deep LLM extractor (the agent, one layer up, hands them down)."""
     name = name or config.extractor

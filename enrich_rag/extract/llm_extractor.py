@@ -25,13 +25,24 @@ MAX_FACTS = 8
 MAX_NAME_CHARS = 80
 FACT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": {
-        "type": "object",
-        "properties": {"subject": {"type": "string", "maxLength": MAX_NAME_CHARS},
-                       "relation": {"type": "string", "maxLength": 40},
-                       "object": {"type": "string", "maxLength": MAX_NAME_CHARS}},
-        "required": ["subject", "relation", "object"], "additionalProperties": False}}},
-    "required": ["facts"], "additionalProperties": False,
+    "properties": {
+        "facts": {
+            "type": "array",
+            "maxItems": MAX_FACTS,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "subject": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                    "relation": {"type": "string", "maxLength": 40},
+                    "object": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                },
+                "required": ["subject", "relation", "object"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["facts"],
+    "additionalProperties": False,
 }
 
 
@@ -55,8 +66,9 @@ def evidence_sentence(text: str, subject: str, obj: str) -> str | None:
     if not (mentions(text, subject) and mentions(text, obj)):
         return None
     sentences = split_sentences(text) or [text]
-    return (next((s for s in sentences if mentions(s, subject) and mentions(s, obj)), None)
-            or next((s for s in sentences if mentions(s, obj)), None))
+    return next((s for s in sentences if mentions(s, subject) and mentions(s, obj)), None) or next(
+        (s for s in sentences if mentions(s, obj)), None
+    )
 
 
 class LLMExtractor:
@@ -90,6 +102,17 @@ class LLMExtractor:
                     continue  # the model named something the chunk never writes
                 for name in (fact["subject"], fact["object"]):
                     out.mentions.append(Mention(name, "LLM", chunk.id, sentence, name, chunk.doc_id))
-                out.edges.append(Edge(fact["subject"], fact["relation"], fact["object"], sentence, chunk.id, chunk.doc_id,
-                                      sent_index, DEEP_CONFIDENCE, self.name))
+                out.edges.append(
+                    Edge(
+                        fact["subject"],
+                        fact["relation"],
+                        fact["object"],
+                        sentence,
+                        chunk.id,
+                        chunk.doc_id,
+                        sent_index,
+                        DEEP_CONFIDENCE,
+                        self.name,
+                    )
+                )
         return out

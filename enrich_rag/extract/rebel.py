@@ -68,8 +68,7 @@ def load_rebel(model_name_or_path: str):
         model = AutoModelForSeq2SeqLM.from_pretrained(model_name_or_path)
     except (OSError, ValueError) as exc:
         raise ModelLoadError(
-            f"cannot load REBEL model '{model_name_or_path}': set extraction.rebel_model to a local folder "
-            "(no hub access here)"
+            f"cannot load REBEL model '{model_name_or_path}': set extraction.rebel_model to a local folder (no hub access here)"
         ) from exc
     model.eval()
     return tokenizer, model
@@ -102,7 +101,5 @@ class RebelExtractor:
             for (chunk, index, sentence), decoded in zip(batch, self.generate([s for _, _, s in batch])):
                 for t in parse_rebel_output(decoded):
                     out.mentions += [Mention(n, "ENTITY", chunk.id, sentence, n, chunk.doc_id) for n in (t.head, t.tail)]
-                    out.edges.append(
-                        Edge(t.head, t.relation, t.tail, sentence, chunk.id, chunk.doc_id, index, REBEL_CONFIDENCE, self.name)
-                    )
+                    out.edges.append(Edge(t.head, t.relation, t.tail, sentence, chunk.id, chunk.doc_id, index, REBEL_CONFIDENCE, self.name))
         return out

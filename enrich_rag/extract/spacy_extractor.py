@@ -117,9 +117,11 @@ class SpacyExtractor:
             words = key.split()
             for other in longer:
                 other_words = normalize_name(other.name).split()
-                if len(other_words) > len(words) and (
-                    other_words[-len(words) :] == words or other_words[: len(words)] == words
-                ) and (span.type == other.type or "MISC" in (span.type, other.type) or span.type == "ORG"):
+                if (
+                    len(other_words) > len(words)
+                    and (other_words[-len(words) :] == words or other_words[: len(words)] == words)
+                    and (span.type == other.type or "MISC" in (span.type, other.type) or span.type == "ORG")
+                ):
                     span.name, span.type = other.name, other.type if span.type == "MISC" else span.type
                     break
 
@@ -151,14 +153,10 @@ class SpacyExtractor:
                 if subj == obj:
                     continue
                 linked.add(frozenset((subj, obj)))
-                out.edges.append(
-                    Edge(subj, relation, obj, sentence, chunk.id, chunk.doc_id, sent_index, SVO_CONFIDENCE, self.name)
-                )
+                out.edges.append(Edge(subj, relation, obj, sentence, chunk.id, chunk.doc_id, sent_index, SVO_CONFIDENCE, self.name))
             for a, b in itertools.combinations(names[: self.config.max_cooccurrence_entities], 2):
                 if frozenset((a, b)) not in linked:
-                    out.edges.append(
-                        Edge(a, COOCCURS, b, sentence, chunk.id, chunk.doc_id, sent_index, COOCCURRENCE_CONFIDENCE, self.name)
-                    )
+                    out.edges.append(Edge(a, COOCCURS, b, sentence, chunk.id, chunk.doc_id, sent_index, COOCCURRENCE_CONFIDENCE, self.name))
             if title and title not in names:
                 already = {n for pair in linked if title in pair for n in pair}
                 for name in (n for n in names if n not in already):

@@ -25,8 +25,12 @@ def _linkable(title: str) -> bool:
     """Titles a text can name unambiguously: a capital or digit in them ("Pronghorn", not "pronghorn"),
     not a lone stopword."""
     words = _WORD.findall(title)
-    return (len(title) >= MIN_CHARS and bool(words) and any(ch.isupper() or ch.isdigit() for ch in title)
-            and not (len(words) == 1 and words[0].casefold() in STOPWORDS))
+    return (
+        len(title) >= MIN_CHARS
+        and bool(words)
+        and any(ch.isupper() or ch.isdigit() for ch in title)
+        and not (len(words) == 1 and words[0].casefold() in STOPWORDS)
+    )
 
 
 class TitleGazetteer:
@@ -53,8 +57,9 @@ class TitleGazetteer:
         words = [t.group() for t in tokens]
         found, i = [], 0
         while i < len(words):
-            match = next(((title, surface) for title, surface in self._by_first.get(words[i], ())
-                          if tuple(words[i : i + len(title)]) == title), None)
+            match = next(
+                ((title, surface) for title, surface in self._by_first.get(words[i], ()) if tuple(words[i : i + len(title)]) == title), None
+            )
             if match is None:
                 i += 1
                 continue

@@ -144,8 +144,9 @@ def open_index(path: Path | str, config: EmbeddingsConfig, queries: QueryVectors
         raise StorageError(f"no txtai index at {path} (run `dvc repro` or `enrich-rag build`)")
     missing = [name for name in INDEX_FILES if not (path / name).is_file()]
     if missing:
-        raise StorageError(f"the txtai index at {path} lacks {', '.join(missing)}: restore it with `dvc checkout` "
-                           "or rebuild it with `dvc repro`")
+        raise StorageError(
+            f"the txtai index at {path} lacks {', '.join(missing)}: restore it with `dvc checkout` or rebuild it with `dvc repro`"
+        )
     embeddings = Embeddings(models=SHARED_MODELS)
     try:
         embeddings.load(str(path), config={"path": model_path(config)})
@@ -157,8 +158,7 @@ def open_index(path: Path | str, config: EmbeddingsConfig, queries: QueryVectors
     return index
 
 
-def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str,
-                vectors: Any = None):
+def build_index(documents: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, label: str, vectors: Any = None):
     """Index documents (dicts with `id` and `text`) with a progress bar and save atomically.
 
     Documents go in by text length so each encoder batch pads to similar lengths (about 2x faster

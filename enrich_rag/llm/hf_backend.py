@@ -130,11 +130,17 @@ class HFCausalLM:
         input_ids = torch.tensor([ids])
         with self._lock, torch.no_grad():
             out = self.model.generate(
-                input_ids=input_ids, attention_mask=torch.ones_like(input_ids), past_key_values=self._reusable_cache(ids),
-                max_new_tokens=max_new_tokens, do_sample=False, output_logits=True, return_dict_in_generate=True,
-                pad_token_id=self._pad_id, eos_token_id=self.stop_token_ids(stop),
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                past_key_values=self._reusable_cache(ids),
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                output_logits=True,
+                return_dict_in_generate=True,
+                pad_token_id=self._pad_id,
+                eos_token_id=self.stop_token_ids(stop),
             )
-            new_tokens = out.sequences[0, len(ids):].tolist()
+            new_tokens = out.sequences[0, len(ids) :].tolist()
             if out.past_key_values is not None and out.past_key_values.get_seq_length() <= len(ids) + len(new_tokens):
                 # One cache per prompt family (answer, expansion), keyed by the opening tokens.
                 family = tuple(ids[:MIN_SHARED_PREFIX])

@@ -33,8 +33,7 @@ def _xllamacpp():
 
 
 class LlamaCppLLM:
-    def __init__(self, gguf: Path | str, name: str = "", context_tokens: int = 4096, threads: int = 0, seed: int = 0,
-                 chat: bool = False):
+    def __init__(self, gguf: Path | str, name: str = "", context_tokens: int = 4096, threads: int = 0, seed: int = 0, chat: bool = False):
         xllamacpp = _xllamacpp()
         gguf = Path(gguf)
         if not gguf.is_file():
@@ -119,7 +118,7 @@ class LlamaCppLLM:
         done = ""
         while len(done) < len(continuation):
             tokens = self._request(prompt, done, TOP_LOGPROBS, max_tokens=1)["tokens"]
-            best = continuing_token(tokens[0].get("top_logprobs") or [], continuation[len(done):]) if tokens else None
+            best = continuing_token(tokens[0].get("top_logprobs") or [], continuation[len(done) :]) if tokens else None
             if best is None:
                 scores.append(FLOOR_LOGPROB)
                 break

@@ -36,10 +36,13 @@ class ShippedModel:
     gguf: Callable[[Path], Path]
 
 
-SHIPPED = {m.name: m for m in (
-    ShippedModel("qwen2.5-coder-1.5b-instruct", chat=True, ppl_threshold=1.05, gguf=_qwen_gguf),
-    ShippedModel("gemma-270m", chat=False, ppl_threshold=1.5, gguf=_gemma_gguf),
-)}
+SHIPPED = {
+    m.name: m
+    for m in (
+        ShippedModel("qwen2.5-coder-1.5b-instruct", chat=True, ppl_threshold=1.05, gguf=_qwen_gguf),
+        ShippedModel("gemma-270m", chat=False, ppl_threshold=1.5, gguf=_gemma_gguf),
+    )
+}
 DEFAULT_READER = "qwen2.5-coder-1.5b-instruct"  # llamacpp with no llm.model
 UNCALIBRATED_PPL_THRESHOLD = 1.5  # for a model nobody calibrated: run scripts/calibrate_threshold.py
 

@@ -25,8 +25,18 @@ _RETRYABLE = {429, 500, 502, 503, 504}
 
 
 class OpenAICompatibleLLM:
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 60.0, retries: int = 2,
-                 backoff_s: float = 0.5, seed: int = 0, endpoint: str = "completions", chat: bool = False):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout_s: float = 60.0,
+        retries: int = 2,
+        backoff_s: float = 0.5,
+        seed: int = 0,
+        endpoint: str = "completions",
+        chat: bool = False,
+    ):
         self.endpoint, self.chat = endpoint, chat
         self.base_url = base_url.rstrip("/")
         self.model, self.api_key, self.timeout_s = model, api_key, timeout_s
@@ -60,13 +70,14 @@ class OpenAICompatibleLLM:
 
     def _chat(self, prompt: Prompt | str, **options: Any) -> dict[str, Any]:
         messages = as_messages(prompt) if self.chat else [{"role": "user", "content": as_text(prompt)}]
-        body = {"model": self.model, "messages": messages, "temperature": 0,
-                "seed": self.seed, "logprobs": True} | options
+        body = {"model": self.model, "messages": messages, "temperature": 0, "seed": self.seed, "logprobs": True} | options
         choice = self._post("/chat/completions", body)["choices"][0]
         content = (choice.get("logprobs") or {}).get("content")
         if not content:
-            raise LLMError(f"LLM server {self.base_url} returned no log-probs on /chat/completions; perplexity needs "
-                           "`logprobs: true` support (llama.cpp server, vLLM, Ollama >= 0.12, OpenAI)")
+            raise LLMError(
+                f"LLM server {self.base_url} returned no log-probs on /chat/completions; perplexity needs "
+                "`logprobs: true` support (llama.cpp server, vLLM, Ollama >= 0.12, OpenAI)"
+            )
         return choice | {"tokens": content}
 
     def generate(self, prompt: Prompt | str, max_new_tokens: int = 24, stop: Sequence[str] = ("\n",)) -> Generation:
@@ -74,8 +85,15 @@ class OpenAICompatibleLLM:
             choice = self._chat(prompt, max_tokens=max_new_tokens, stop=[s for s in stop if s])
             text = cut_at_stop((choice.get("message") or {}).get("content") or "", stop)
             return Generation(text.strip(), [float(t["logprob"]) for t in choice["tokens"]])
-        body = {"model": self.model, "prompt": as_text(prompt), "max_tokens": max_new_tokens, "temperature": 0,
-                "stop": list(stop), "logprobs": 1, "seed": self.seed}
+        body = {
+            "model": self.model,
+            "prompt": as_text(prompt),
+            "max_tokens": max_new_tokens,
+            "temperature": 0,
+            "stop": list(stop),
+            "logprobs": 1,
+            "seed": self.seed,
+        }
         choice = self._post("/completions", body)["choices"][0]
         text = cut_at_stop(choice.get("text", ""), stop)
         logprobs = (choice.get("logprobs") or {}).get("token_logprobs") or []
@@ -88,8 +106,7 @@ class OpenAICompatibleLLM:
             best = continuing_token(choice["tokens"][0].get("top_logprobs") or [], continuation.lstrip())
             return [float(best["logprob"]) if best else FLOOR_LOGPROB]
         prompt = as_text(prompt)
-        body = {"model": self.model, "prompt": prompt + continuation, "max_tokens": 1, "temperature": 0,
-                "echo": True, "logprobs": 1}
+        body = {"model": self.model, "prompt": prompt + continuation, "max_tokens": 1, "temperature": 0, "echo": True, "logprobs": 1}
         choice = self._post("/completions", body)["choices"][0]
         logprobs = choice.get("logprobs")
         if not logprobs or not logprobs.get("token_logprobs") or not logprobs.get("text_offset"):
@@ -100,5 +117,4 @@ class OpenAICompatibleLLM:
         start = len(prompt)
         # The echo covers prompt + continuation (+ the one generated token, past the end).
         end = len(prompt) + len(continuation)
-        return [float(lp) for off, lp in zip(logprobs["text_offset"], logprobs["token_logprobs"])
-                if lp is not None and start <= off < end]
+        return [float(lp) for off, lp in zip(logprobs["text_offset"], logprobs["token_logprobs"]) if lp is not None and start <= off < end]

@@ -65,8 +65,11 @@ class Access:
         host = host_name(host_header)
         if self.reads_need_token and not self.allowed_hosts:
             return True  # bound to every address: no name to hold it to, and every request needs the token
-        known = {*LOOPBACK_NAMES, self.bound_host, *self.allowed_hosts} if is_loopback(self.bound_host) \
+        known = (
+            {*LOOPBACK_NAMES, self.bound_host, *self.allowed_hosts}
+            if is_loopback(self.bound_host)
             else {self.bound_host, *self.allowed_hosts}
+        )
         return host in known
 
     def authorised(self, headers: Headers) -> bool:

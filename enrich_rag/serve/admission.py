@@ -47,8 +47,10 @@ class Ticket:
         """Seconds spent waiting in line and running, reported apart."""
         now = time.monotonic()
         start = self.started if self.started is not None else now
-        return {"waited_s": round(start - self.arrived, 3),
-                "ran_s": round((self.finished or now) - start, 3) if self.started is not None else 0.0}
+        return {
+            "waited_s": round(start - self.arrived, 3),
+            "ran_s": round((self.finished or now) - start, 3) if self.started is not None else 0.0,
+        }
 
 
 class Admission:
@@ -90,8 +92,9 @@ class Admission:
                 raise Busy(f"{len(self._line)} questions are waiting (serve.queue_size)", max(1.0, wait))
             if wait + plan > limit_s:
                 self.refused += 1
-                raise Busy(f"expected wait {wait:.0f} s + {plan:.0f} s to answer is over the {limit_s:g} s limit",
-                           max(1.0, wait + plan - limit_s))
+                raise Busy(
+                    f"expected wait {wait:.0f} s + {plan:.0f} s to answer is over the {limit_s:g} s limit", max(1.0, wait + plan - limit_s)
+                )
             ticket = Ticket(job, time.monotonic() + limit_s)
             self._line.append(ticket)
             self._ready.notify()
@@ -132,10 +135,18 @@ class Admission:
 
     def health(self) -> dict[str, Any]:
         with self._ready:
-            return {"queued": len(self._line), "running": len(self._running), "workers": self.workers,
-                    "expected_wait_s": round(self._expected_wait_s(), 3), "planned_question_s": round(self.plan_s(), 3),
-                    "queue_size": self.queue_size, "mean_question_s": round(self.mean_s, 3),
-                    "questions_timed": self.timed, "dropped_before_running": self.dropped, "refused": self.refused}
+            return {
+                "queued": len(self._line),
+                "running": len(self._running),
+                "workers": self.workers,
+                "expected_wait_s": round(self._expected_wait_s(), 3),
+                "planned_question_s": round(self.plan_s(), 3),
+                "queue_size": self.queue_size,
+                "mean_question_s": round(self.mean_s, 3),
+                "questions_timed": self.timed,
+                "dropped_before_running": self.dropped,
+                "refused": self.refused,
+            }
 
     def close(self) -> None:
         with self._ready:

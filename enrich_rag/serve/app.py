@@ -72,9 +72,13 @@ def rss_mb() -> dict[str, float]:
 
 async def _refuse(send, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -118,8 +122,7 @@ class BodyLimit:
                 await _refuse(send, 413, message)
 
 
-def create_app(config: Config, resources: Resources | None = None, host: str = "127.0.0.1",
-               allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
+def create_app(config: Config, resources: Resources | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
     """`host`: the address the server is bound to (Host headers are held to it); `allowed_hosts`: more
     names it may be reached by."""
     resources = resources or Resources(config)
@@ -140,15 +143,19 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
         return Agent(resources, effective.agent, effective.evidence)
 
     def settings_view() -> dict[str, Any]:
-        return {"settings": settings_io.effective(config, state["overlay"]), "overlay": state["overlay"],
-                "overlay_file": str(settings_path)}
+        return {
+            "settings": settings_io.effective(config, state["overlay"]),
+            "overlay": state["overlay"],
+            "overlay_file": str(settings_path),
+        }
 
     def require_token(http: Request, what: str) -> None:
         if not access.authorised(http.headers):
             raise NotAuthorised(f"{what} needs the write token (Authorization: Bearer <token from {token_path}>)")
 
-    app = FastAPI(title="EnrichRAG", version="0.1.0",
-                  description="Ask questions over your documents; answers come with passages, subgraph and trace.")
+    app = FastAPI(
+        title="EnrichRAG", version="0.1.0", description="Ask questions over your documents; answers come with passages, subgraph and trace."
+    )
 
     @app.middleware("http")
     async def checked_host(http: Request, call_next):
@@ -156,8 +163,9 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
             name = host_name(http.headers.get("host", ""))
             return JSONResponse({"error": f"Host '{name[:80]}' is not this server's address"}, status_code=400)
         if access.reads_need_token and http.url.path.startswith("/api/") and not access.authorised(http.headers):
-            return JSONResponse({"error": "this server is bound to a non-loopback address: every API call needs the token"},
-                                status_code=401)
+            return JSONResponse(
+                {"error": "this server is bound to a non-loopback address: every API call needs the token"}, status_code=401
+            )
         return await call_next(http)
 
     @app.exception_handler(RequestValidationError)
@@ -187,8 +195,7 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
 
         previous = conversations.last(request.conversation_id)
         asked = resolve_followup(request.question, previous)
-        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop,
-                                time_for_enrichment=time_for_enrichment)
+        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
         entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
         conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))
@@ -204,9 +211,11 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
         try:
             ticket = admission.submit(lambda t: answer(request, allow_enrich, t), limit_s)
         except Busy as busy:
-            return JSONResponse({"error": f"busy: {busy}; retry in {math.ceil(busy.retry_after_s)} s",
-                                 "retry_after_s": math.ceil(busy.retry_after_s)}, status_code=503,
-                                headers={"Retry-After": str(math.ceil(busy.retry_after_s))})
+            return JSONResponse(
+                {"error": f"busy: {busy}; retry in {math.ceil(busy.retry_after_s)} s", "retry_after_s": math.ceil(busy.retry_after_s)},
+                status_code=503,
+                headers={"Retry-After": str(math.ceil(busy.retry_after_s))},
+            )
         job = asyncio.wrap_future(ticket.future)
         job.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
         while not job.done():
@@ -218,8 +227,13 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
                 return JSONResponse({"error": "client disconnected", "timing": ticket.timing()}, status_code=499)
             if time.monotonic() > ticket.deadline:
                 ticket.cancelled.set()
-                return JSONResponse({"error": f"question over the {limit_s:g} s time limit (serve.query_timeout_s); "
-                                              "it stops before its next step", "timing": ticket.timing()}, status_code=504)
+                return JSONResponse(
+                    {
+                        "error": f"question over the {limit_s:g} s time limit (serve.query_timeout_s); it stops before its next step",
+                        "timing": ticket.timing(),
+                    },
+                    status_code=504,
+                )
         try:
             return job.result() | {"timing": ticket.timing(), "read_only": not access.authorised(http.headers)}
         except QueryStopped as exc:

@@ -99,5 +99,7 @@ def save(path: Path, overlay: dict[str, dict[str, Any]]) -> None:
         path.unlink(missing_ok=True)
         return
     with atomic_file(path) as tmp:
-        tmp.write_text("# Saved by the web page: an overlay on params.yaml (GET /api/settings shows it)\n"
-                       + yaml.safe_dump(overlay, sort_keys=True), encoding="utf-8")
+        tmp.write_text(
+            "# Saved by the web page: an overlay on params.yaml (GET /api/settings shows it)\n" + yaml.safe_dump(overlay, sort_keys=True),
+            encoding="utf-8",
+        )

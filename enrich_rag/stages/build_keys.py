@@ -23,8 +23,13 @@ from enrich_rag.storage.atomic import atomic_file
 _SPEED_ONLY = {"batch_size"}
 STAGES = ("prepare", "chunks", "corpus_index", "seed_graph", "graph_index")
 # The DVC stage (and `scripts/` wrapper) that builds each one.
-STAGE_NAMES = {"prepare": "eval_prepare", "chunks": "prepare_corpus", "corpus_index": "build_corpus_index",
-               "seed_graph": "build_seed_graph", "graph_index": "build_graph_index"}
+STAGE_NAMES = {
+    "prepare": "eval_prepare",
+    "chunks": "prepare_corpus",
+    "corpus_index": "build_corpus_index",
+    "seed_graph": "build_seed_graph",
+    "graph_index": "build_graph_index",
+}
 UPSTREAM = {"prepare": None, "chunks": "prepare", "corpus_index": "chunks", "seed_graph": "chunks", "graph_index": "seed_graph"}
 
 
@@ -53,9 +58,16 @@ def stage_settings(config: Config, stage: str) -> dict[str, Any]:
     """The settings that shape one stage's output, by name (so a stale build can say what changed)."""
     if stage == "prepare":
         ev = config.eval
-        return {"eval": {"dataset": ev.dataset, "format": ev.format, "sample": ev.sample, "seed": ev.seed,
-                         "corpus": ev.corpus if ev.over_built_corpus else content_digest(ev.corpus) if ev.corpus else "",
-                         "questions": content_digest(ev.questions)}}
+        return {
+            "eval": {
+                "dataset": ev.dataset,
+                "format": ev.format,
+                "sample": ev.sample,
+                "seed": ev.seed,
+                "corpus": ev.corpus if ev.over_built_corpus else content_digest(ev.corpus) if ev.corpus else "",
+                "questions": content_digest(ev.questions),
+            }
+        }
     if stage == "chunks":
         corpus = _section(config.corpus) | {"source": content_digest(config.corpus.source)}
         return {"corpus": corpus}

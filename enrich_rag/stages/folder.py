@@ -29,15 +29,21 @@ def default_workspace(folder: Path | str) -> Path:
 
 def folder_overlay(folder: Path, workspace: Path) -> dict[str, Any]:
     data = workspace / "data"
-    return {"corpus": {"source": str(folder), "format": "folder"},
-            "paths": {"root": str(data), "chunks": str(data / "corpus/chunks.parquet"),
-                      "corpus_index": str(data / "indexes/corpus"), "graph": str(data / "graph"),
-                      "graph_index": str(data / "indexes/graph"), "build_summary": str(data / "build_summary.json"),
-                      "dvc_root": str(workspace)}}
+    return {
+        "corpus": {"source": str(folder), "format": "folder"},
+        "paths": {
+            "root": str(data),
+            "chunks": str(data / "corpus/chunks.parquet"),
+            "corpus_index": str(data / "indexes/corpus"),
+            "graph": str(data / "graph"),
+            "graph_index": str(data / "indexes/graph"),
+            "build_summary": str(data / "build_summary.json"),
+            "dvc_root": str(workspace),
+        },
+    }
 
 
-def build_folder(folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml",
-                 force: bool = False) -> Path:
+def build_folder(folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", force: bool = False) -> Path:
     """Write the workspace's overlay, build what is missing or stale, and return the overlay's path."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
@@ -45,8 +51,11 @@ def build_folder(folder: Path | str, workspace: Path | str | None = None, params
     workspace = Path(workspace or default_workspace(folder)).resolve()
     overlay = workspace / OVERLAY
     with atomic_file(overlay) as tmp:
-        tmp.write_text(f"# {folder} as a corpus of its own (`enrich-rag build`); edit freely\n"
-                       + yaml.safe_dump(folder_overlay(folder, workspace), sort_keys=False), encoding="utf-8")
+        tmp.write_text(
+            f"# {folder} as a corpus of its own (`enrich-rag build`); edit freely\n"
+            + yaml.safe_dump(folder_overlay(folder, workspace), sort_keys=False),
+            encoding="utf-8",
+        )
     config = load_config(params, overlay)
     dvc = DvcRepo(workspace)
     if not dvc.exists():

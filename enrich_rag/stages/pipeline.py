@@ -24,11 +24,13 @@ Step = tuple[str, Callable[[], Any], Callable[[], Any]]  # stage key, whether it
 def build_steps(config: Config, prepare: Step | None = None) -> list[Step]:
     """In build order; `prepare` comes first when the corpus itself is made (an evaluation's)."""
     paths = config.paths
-    return [*([prepare] if prepare else []),
-            ("chunks", lambda: Path(paths.chunks).is_file(), lambda: prepare_corpus(config)),
-            ("corpus_index", lambda: Path(paths.corpus_index).is_dir(), lambda: build_corpus_index(config)),
-            ("seed_graph", lambda: "seed" in committed_partitions(Path(paths.graph)), lambda: build_seed_graph(config)),
-            ("graph_index", lambda: Path(paths.graph_index).is_dir(), lambda: build_graph_index(config))]
+    return [
+        *([prepare] if prepare else []),
+        ("chunks", lambda: Path(paths.chunks).is_file(), lambda: prepare_corpus(config)),
+        ("corpus_index", lambda: Path(paths.corpus_index).is_dir(), lambda: build_corpus_index(config)),
+        ("seed_graph", lambda: "seed" in committed_partitions(Path(paths.graph)), lambda: build_seed_graph(config)),
+        ("graph_index", lambda: Path(paths.graph_index).is_dir(), lambda: build_graph_index(config)),
+    ]
 
 
 def ensure_built(config: Config, label: str, prepare: Step | None = None, force: bool = False) -> list[str]:

@@ -61,8 +61,12 @@ def ray_session(settings: RayConfig) -> Iterator[Any]:
 def _actor_options(ray, settings: RayConfig) -> dict[str, Any]:
     # A fixed pool of `workers` actors; Ray remote options go in as keywords: a dead actor is
     # restarted and its batch resubmitted, up to `retries` times.
-    return {"compute": ray.data.ActorPoolStrategy(size=settings.workers), "batch_format": "pyarrow",
-            "max_restarts": settings.retries, "max_task_retries": settings.retries}
+    return {
+        "compute": ray.data.ActorPoolStrategy(size=settings.workers),
+        "batch_format": "pyarrow",
+        "max_restarts": settings.retries,
+        "max_task_retries": settings.retries,
+    }
 
 
 class ExtractBatch:
@@ -87,8 +91,14 @@ class ExtractBatch:
             seq[key] = seq.get(key, -1) + 1
             for column, value in zip(columns, (item.chunk_id, kind, seq[key], json.dumps(dataclasses.asdict(item)))):
                 columns[column].append(value)
-        return pa.table({"chunk_id": pa.array(columns["chunk_id"], pa.string()), "kind": pa.array(columns["kind"], pa.string()),
-                         "seq": pa.array(columns["seq"], pa.int64()), "payload": pa.array(columns["payload"], pa.string())})
+        return pa.table(
+            {
+                "chunk_id": pa.array(columns["chunk_id"], pa.string()),
+                "kind": pa.array(columns["kind"], pa.string()),
+                "seq": pa.array(columns["seq"], pa.int64()),
+                "payload": pa.array(columns["payload"], pa.string()),
+            }
+        )
 
 
 BLOCKS_PER_WORKER = 4  # a one-file chunk table reads as one block, which only one actor would get
@@ -105,8 +115,11 @@ def extract_on_ray(config: Config) -> Extraction:
     (chunk id, then order within the chunk) that `graph_tables` reduces in."""
     with ray_session(config.ray) as ray:
         dataset = read_chunks_dataset(ray, config).map_batches(
-            ExtractBatch, fn_constructor_args=(config.extraction,), batch_size=config.extraction.batch_size,
-            **_actor_options(ray, config.ray))
+            ExtractBatch,
+            fn_constructor_args=(config.extraction,),
+            batch_size=config.extraction.batch_size,
+            **_actor_options(ray, config.ray),
+        )
         rows = [r for batch in dataset.iter_batches(batch_format="pyarrow") for r in batch.to_pylist()]
     rows.sort(key=lambda r: (r["chunk_id"], r["seq"]))
     mentions = [Mention(**json.loads(r["payload"])) for r in rows if r["kind"] == MENTION]
@@ -128,21 +141,35 @@ class EmbedBatch:
         from enrich_rag.index.txtai_adapter import encode
 
         vectors = encode(self.model, batch.column("text").to_pylist())
-        return pa.table({"rank": batch.column("rank"),
-                         "vector": pa.FixedSizeListArray.from_arrays(np.asarray(vectors, np.float32).ravel(), vectors.shape[1])})
+        return pa.table(
+            {
+                "rank": batch.column("rank"),
+                "vector": pa.FixedSizeListArray.from_arrays(np.asarray(vectors, np.float32).ravel(), vectors.shape[1]),
+            }
+        )
 
 
 def embed_on_ray(config: Config, texts: list[str]) -> np.ndarray:
     """Vectors of `texts`, in their order."""
     with ray_session(config.ray) as ray:
         table = pa.table({"rank": pa.array(range(len(texts)), pa.int64()), "text": texts})
-        dataset = ray.data.from_arrow(table).repartition(config.ray.workers * BLOCKS_PER_WORKER).map_batches(
-            EmbedBatch, fn_constructor_args=(config.embeddings,), batch_size=config.embeddings.batch_size,
-            **_actor_options(ray, config.ray))
+        dataset = (
+            ray.data.from_arrow(table)
+            .repartition(config.ray.workers * BLOCKS_PER_WORKER)
+            .map_batches(
+                EmbedBatch,
+                fn_constructor_args=(config.embeddings,),
+                batch_size=config.embeddings.batch_size,
+                **_actor_options(ray, config.ray),
+            )
+        )
         batches = list(dataset.iter_batches(batch_format="pyarrow"))
     ranks = np.concatenate([b.column("rank").to_numpy() for b in batches]) if batches else np.zeros(0, np.int64)
-    vectors = (np.concatenate([np.stack(b.column("vector").to_numpy(zero_copy_only=False)) for b in batches])
-               if batches else np.zeros((0, 0), np.float32))
+    vectors = (
+        np.concatenate([np.stack(b.column("vector").to_numpy(zero_copy_only=False)) for b in batches])
+        if batches
+        else np.zeros((0, 0), np.float32)
+    )
     out = np.empty_like(vectors)
     out[ranks] = vectors
     return out

@@ -116,8 +116,9 @@ class GraphStore:
                 con.execute("ROLLBACK")
             reason = str(exc).splitlines()[0]
             if self.damaged.get(partition) != reason:
-                log.warning("graph partition '%s' is damaged (%s): skipped; `enrich-rag graph repair` restores or removes it",
-                            partition, reason)
+                log.warning(
+                    "graph partition '%s' is damaged (%s): skipped; `enrich-rag graph repair` restores or removes it", partition, reason
+                )
             self.damaged[partition] = reason
 
     def _refresh(self) -> None:
@@ -144,8 +145,7 @@ class GraphStore:
         self._loaded = wanted
         self.partitions = [p for p in partitions if p not in self.damaged]
         if not self.partitions:
-            raise StorageError(f"every graph partition under {self.root} is damaged: {self.damaged} "
-                               "(run `enrich-rag graph repair`)")
+            raise StorageError(f"every graph partition under {self.root} is damaged: {self.damaged} (run `enrich-rag graph repair`)")
 
     def quarantined(self) -> dict[str, str]:
         """Partitions skipped because their files cannot be read, with why (after a fresh look at disk)."""
@@ -203,7 +203,7 @@ class GraphStore:
             UNION ALL
             SELECT * FROM edges WHERE dst IN (SELECT unnest($1::VARCHAR[]))
                                   AND src NOT IN (SELECT unnest($1::VARCHAR[]))
-            ORDER BY confidence DESC, id {'LIMIT ' + str(int(limit)) if limit else ''}
+            ORDER BY confidence DESC, id {"LIMIT " + str(int(limit)) if limit else ""}
             """,
             [seeds],
         )
@@ -224,15 +224,19 @@ class GraphStore:
             SELECT chunk_id FROM edges WHERE chunk_id IN (SELECT unnest($1::VARCHAR[]))
             UNION
             SELECT chunk_id FROM links WHERE NOT is_title AND chunk_id IN (SELECT unnest($1::VARCHAR[]))
-            """, [list(chunk_ids)])
+            """,
+            [list(chunk_ids)],
+        )
         return {r["chunk_id"] for r in rows}
 
     def chunks_read_by(self, chunk_ids: list[str], extractor: str) -> set[str]:
         """Which of these chunks this extractor has read: they hold facts it wrote (deep extraction)."""
         if not chunk_ids:
             return set()
-        rows = self._query("SELECT DISTINCT chunk_id FROM edges WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))",
-                           [list(chunk_ids), extractor])
+        rows = self._query(
+            "SELECT DISTINCT chunk_id FROM edges WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))",
+            [list(chunk_ids), extractor],
+        )
         return {r["chunk_id"] for r in rows}
 
     def links(self, node_ids: list[str] | None = None, chunk_ids: list[str] | None = None) -> list[dict[str, Any]]:
@@ -290,9 +294,16 @@ class GraphStore:
         return GraphTables(
             tables.nodes.filter(pa.array([i not in known_nodes for i in tables.nodes.column("id").to_pylist()], pa.bool_())),
             tables.edges.filter(pa.array([i not in known_edges for i in tables.edges.column("id").to_pylist()], pa.bool_())),
-            tables.links.filter(pa.array([pair not in known_links for pair in zip(tables.links.column("node").to_pylist(),
-                                                                                    tables.links.column("chunk_id").to_pylist())],
-                                         pa.bool_())))
+            tables.links.filter(
+                pa.array(
+                    [
+                        pair not in known_links
+                        for pair in zip(tables.links.column("node").to_pylist(), tables.links.column("chunk_id").to_pylist())
+                    ],
+                    pa.bool_(),
+                )
+            ),
+        )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:
         """What a partition adds to the graph index: the nodes it introduced and its named-relation edges.
@@ -301,9 +312,7 @@ class GraphStore:
         so re-indexing one partition never overwrites another's rows. Structural edges stay out of
         the index (three quarters of all edges, no text of their own); DuckDB's 1-hop reaches them.
         """
-        nodes = self._query(
-            "SELECT id, name, type, description FROM nodes WHERE partitions[1] = ? ORDER BY id", [partition]
-        )
+        nodes = self._query("SELECT id, name, type, description FROM nodes WHERE partitions[1] = ? ORDER BY id", [partition])
         edges = self._query(
             """
             SELECT id, relation, src_name, dst_name FROM edges WHERE partition = ? ORDER BY id
@@ -311,8 +320,13 @@ class GraphStore:
             [partition],
         )
         docs: list[dict[str, Any]] = [
-            {"id": n["id"], "text": f"{n['name']}. {n['description'][:NODE_DESCRIPTION_CHARS]}".strip(), "kind": "node",
-             "name": n["name"], "partition": partition}
+            {
+                "id": n["id"],
+                "text": f"{n['name']}. {n['description'][:NODE_DESCRIPTION_CHARS]}".strip(),
+                "kind": "node",
+                "name": n["name"],
+                "partition": partition,
+            }
             for n in nodes
         ]
         docs += [
@@ -331,7 +345,9 @@ class GraphStore:
                    first(description ORDER BY partition <> 'seed', partition) AS description,
                    list(partition ORDER BY partition <> 'seed', partition) AS partitions
             FROM raw_nodes WHERE partition IN (SELECT unnest($1::VARCHAR[])) GROUP BY id ORDER BY id
-            """, [partitions])
+            """,
+            [partitions],
+        )
         edges = self._query("SELECT * FROM edges WHERE partition IN (SELECT unnest($1::VARCHAR[])) ORDER BY id", [partitions])
         return nodes, edges
 

@@ -77,8 +77,7 @@ class Reconciliation:
 class GraphWriter:
     """Every write to the graph, its index and their DVC records goes through here."""
 
-    def __init__(self, graph_root: Path | str, index_path: Path | str, store: GraphStore, dvc: DvcRepo,
-                 open_index: Callable[[], Any]):
+    def __init__(self, graph_root: Path | str, index_path: Path | str, store: GraphStore, dvc: DvcRepo, open_index: Callable[[], Any]):
         self.root = Path(graph_root)
         self.index_path = Path(index_path)
         self.store = store
@@ -230,7 +229,7 @@ class GraphWriter:
         return actions
 
     def pending_rollbacks(self) -> list[str]:
-        return sorted(p.name[len(".rollback-"):-len(".json")] for p in self.root.glob(ROLLBACK_INTENT.format(partition="*")))
+        return sorted(p.name[len(".rollback-") : -len(".json")] for p in self.root.glob(ROLLBACK_INTENT.format(partition="*")))
 
     def indexed_ids(self) -> dict[str, set[str]]:
         """Index row ids per enrichment partition, as the index holds them."""
@@ -303,19 +302,24 @@ class GraphWriter:
             problems.append(f"rollbacks cut short: {pending} (`enrich-rag graph verify --repair` finishes removing them)")
         unbacked = self.unbacked_records()
         if unbacked:
-            problems.append(f"dvc records of partitions not on disk: {unbacked} (`enrich-rag graph verify --repair` "
-                            "restores them from the DVC cache, or drops the records when it has no copy)")
+            problems.append(
+                f"dvc records of partitions not on disk: {unbacked} (`enrich-rag graph verify --repair` "
+                "restores them from the DVC cache, or drops the records when it has no copy)"
+            )
         return problems
 
     def unbacked_records(self) -> list[str]:
         """Partitions DVC records but the disk lacks, other than those a rollback is removing."""
-        recorded = {p.name[len("partition="):-len(".dvc")] for t in TABLES for p in (self.root / t).glob("partition=*.dvc")}
+        recorded = {p.name[len("partition=") : -len(".dvc")] for t in TABLES for p in (self.root / t).glob("partition=*.dvc")}
         return sorted(recorded - set(committed_partitions(self.root)) - set(self.pending_rollbacks()))
 
     def partitions(self) -> list[dict[str, Any]]:
         """Committed partitions with counts and how DVC versions each (seed: stage output)."""
         rows = self.store.counts()["partitions"]
         for row in rows:
-            row["dvc"] = "stage output" if row["partition"] == SEED_PARTITION else (
-                "dvc add" if self.dvc.is_tracked(partition_dir(self.root, "nodes", row["partition"])) else "untracked")
+            row["dvc"] = (
+                "stage output"
+                if row["partition"] == SEED_PARTITION
+                else ("dvc add" if self.dvc.is_tracked(partition_dir(self.root, "nodes", row["partition"])) else "untracked")
+            )
         return rows

@@ -47,8 +47,11 @@ def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
 def committed_partitions(graph_root: Path | str) -> list[str]:
     if is_uri(graph_root):
         fs, root = open_uri(str(graph_root))
-        found = [info.base_name.split("=", 1)[1] for info in listing(fs, f"{root}/nodes")
-                 if info.base_name.startswith("partition=") and exists(fs, f"{info.path}/{PART_FILE}")]
+        found = [
+            info.base_name.split("=", 1)[1]
+            for info in listing(fs, f"{root}/nodes")
+            if info.base_name.startswith("partition=") and exists(fs, f"{info.path}/{PART_FILE}")
+        ]
         return sorted(found, key=lambda pid: (pid != "seed", pid))
     nodes_root = Path(graph_root) / "nodes"
     if not nodes_root.is_dir():
@@ -135,8 +138,7 @@ def remove_uncommitted(graph_root: Path) -> list[str]:
             continue
         for entry in root.iterdir():
             orphan = entry.name.startswith(".tmp-") or (
-                table != "nodes" and entry.is_dir() and entry.name.startswith("partition=")
-                and entry.name.split("=", 1)[1] not in committed
+                table != "nodes" and entry.is_dir() and entry.name.startswith("partition=") and entry.name.split("=", 1)[1] not in committed
             )
             if orphan:
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()

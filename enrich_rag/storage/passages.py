@@ -42,12 +42,17 @@ class Passage:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Passage:
-        return cls(row["chunk_id"], row["doc_id"], row["title"] or "", row["text"], row.get("section") or "",
-                   int(row.get("position") or 0))
+        return cls(row["chunk_id"], row["doc_id"], row["title"] or "", row["text"], row.get("section") or "", int(row.get("position") or 0))
 
     def to_row(self) -> dict[str, Any]:
-        return {"chunk_id": self.id, "doc_id": self.doc_id, "title": self.title, "section": self.section,
-                "position": self.position, "text": self.text}
+        return {
+            "chunk_id": self.id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "section": self.section,
+            "position": self.position,
+            "text": self.text,
+        }
 
 
 def read_chunks(path: Path | str) -> pa.Table:
@@ -111,7 +116,8 @@ class PassageStore:
             return []
         with self._lock:
             cursor = self._table().execute(
-                f"SELECT * FROM chunks WHERE {column} IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(values)])
+                f"SELECT * FROM chunks WHERE {column} IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(values)]
+            )
             columns = [d[0] for d in cursor.description]
             return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
 

@@ -89,15 +89,37 @@ class Edge:
         return f"{self.subject} {self.relation} {self.object}"
 
     def to_row(self) -> dict[str, Any]:
-        return {"id": self.id, "src": self.src, "dst": self.dst, "src_name": self.subject, "dst_name": self.object,
-                "relation": self.relation, "evidence": self.evidence, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
-                "confidence": self.confidence, "extractor": self.extractor}
+        return {
+            "id": self.id,
+            "src": self.src,
+            "dst": self.dst,
+            "src_name": self.subject,
+            "dst_name": self.object,
+            "relation": self.relation,
+            "evidence": self.evidence,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "confidence": self.confidence,
+            "extractor": self.extractor,
+        }
 
     @classmethod
     def from_row(cls, row: dict[str, Any], score: float = 0.0) -> Edge:
-        return cls(row["src_name"], row["relation"], row["dst_name"], row["evidence"], row["chunk_id"], row["doc_id"],
-                   confidence=float(row["confidence"]), extractor=row["extractor"], id=row["id"], src=row["src"],
-                   dst=row["dst"], partition=row.get("partition", ""), score=score)
+        return cls(
+            row["src_name"],
+            row["relation"],
+            row["dst_name"],
+            row["evidence"],
+            row["chunk_id"],
+            row["doc_id"],
+            confidence=float(row["confidence"]),
+            extractor=row["extractor"],
+            id=row["id"],
+            src=row["src"],
+            dst=row["dst"],
+            partition=row.get("partition", ""),
+            score=score,
+        )
 
 
 SEED_PARTITION = "seed"

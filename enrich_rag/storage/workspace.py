@@ -48,8 +48,9 @@ def remove_seed_facts(writer: GraphWriter, chunk_ids: set[str]) -> int:
         keep = [c not in chunk_ids for c in edges.column("chunk_id").to_pylist()]
         dropped = [i for i, k in zip(edges.column("id").to_pylist(), keep) if not k]
         # The chunks' mention links go with their facts; title links need no extraction and stay.
-        links = links.filter([t or c not in chunk_ids for c, t in zip(links.column("chunk_id").to_pylist(),
-                                                                      links.column("is_title").to_pylist())])
+        links = links.filter(
+            [t or c not in chunk_ids for c, t in zip(links.column("chunk_id").to_pylist(), links.column("is_title").to_pylist())]
+        )
         write_partition(writer.root, SEED_PARTITION, nodes, edges.filter(keep), links)
         writer.index.delete(dropped)
         save_index(writer.index, writer.index_path)

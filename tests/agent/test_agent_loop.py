@@ -130,8 +130,11 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     from enrich_rag.cli.main import app
 
     params = tmp_path / "cli-params.yaml"
-    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__),
-                                    "llm": {"backend": "embedded"}}))
+    params.write_text(
+        yaml.safe_dump(
+            {"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__), "llm": {"backend": "embedded"}}
+        )
+    )
     runner = CliRunner()
     result = runner.invoke(app, ["query", "Who directed Inception?", "--no-enrich", "--json", "--params", str(params)])
     assert result.exit_code == 0, result.output

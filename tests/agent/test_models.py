@@ -15,15 +15,18 @@ def test_default_reader_is_the_instruct_model_with_its_own_threshold():
     assert uses_chat(llm) and ppl_threshold(AgentConfig(), llm) == SHIPPED["qwen2.5-coder-1.5b-instruct"].ppl_threshold
 
 
-@pytest.mark.parametrize("llm, chat, threshold", [
-    (LLMConfig(backend="embedded"), False, SHIPPED["gemma-270m"].ppl_threshold),
-    (LLMConfig(backend="llamacpp", model="gemma-270m"), False, SHIPPED["gemma-270m"].ppl_threshold),
-    (LLMConfig(backend="llamacpp", model="/models/Mistral-7B-Instruct-v0.3.Q4_K_M.gguf"), True, UNCALIBRATED_PPL_THRESHOLD),
-    (LLMConfig(backend="llamacpp", model="/models/llama-3-8b.Q4_K_M.gguf"), False, UNCALIBRATED_PPL_THRESHOLD),
-    (LLMConfig(backend="openai", model="qwen2.5-coder-1.5b-instruct", endpoint="chat"), True, UNCALIBRATED_PPL_THRESHOLD),
-    (LLMConfig(backend="openai", model="m", endpoint="completions"), False, UNCALIBRATED_PPL_THRESHOLD),
-    (LLMConfig(backend="llamacpp", model="gemma-270m", prompts="chat"), True, SHIPPED["gemma-270m"].ppl_threshold),
-])
+@pytest.mark.parametrize(
+    "llm, chat, threshold",
+    [
+        (LLMConfig(backend="embedded"), False, SHIPPED["gemma-270m"].ppl_threshold),
+        (LLMConfig(backend="llamacpp", model="gemma-270m"), False, SHIPPED["gemma-270m"].ppl_threshold),
+        (LLMConfig(backend="llamacpp", model="/models/Mistral-7B-Instruct-v0.3.Q4_K_M.gguf"), True, UNCALIBRATED_PPL_THRESHOLD),
+        (LLMConfig(backend="llamacpp", model="/models/llama-3-8b.Q4_K_M.gguf"), False, UNCALIBRATED_PPL_THRESHOLD),
+        (LLMConfig(backend="openai", model="qwen2.5-coder-1.5b-instruct", endpoint="chat"), True, UNCALIBRATED_PPL_THRESHOLD),
+        (LLMConfig(backend="openai", model="m", endpoint="completions"), False, UNCALIBRATED_PPL_THRESHOLD),
+        (LLMConfig(backend="llamacpp", model="gemma-270m", prompts="chat"), True, SHIPPED["gemma-270m"].ppl_threshold),
+    ],
+)
 def test_prompt_style_and_threshold_follow_the_model(llm, chat, threshold):
     assert uses_chat(llm) is chat
     assert ppl_threshold(AgentConfig(), llm) == threshold
@@ -37,7 +40,7 @@ def test_chat_turns_keep_rules_first_and_quoted_text_fenced():
     assert turns[0]["role"] == "system" and turns[0]["content"].startswith("Answer each question with a short phrase")
     assert [t["role"] for t in turns[1:]] == ["user", "assistant", "user", "assistant", "user"]
     question = turns[-1]["content"]
-    body = question[question.index(FENCE_OPEN) + len(FENCE_OPEN): question.rindex(FENCE_CLOSE)]
+    body = question[question.index(FENCE_OPEN) + len(FENCE_OPEN) : question.rindex(FENCE_CLOSE)]
     assert "Ignore previous instructions" in body and FENCE_CLOSE not in body and FENCE_OPEN not in body
     assert "HACKED" not in turns[0]["content"]
     # The completion form of the same prompt is the few-shot text the base model reads.

@@ -83,8 +83,11 @@ class _Server:
         tokens = [("Lon", -0.2), ("don", -0.1)][: body["max_tokens"]]
         top = [{"token": "Yes", "logprob": -0.3}, {"token": "No", "logprob": -1.5}, {"token": "Lon", "logprob": -0.2}]
         content = [{"token": t, "logprob": lp, "top_logprobs": top[: body.get("top_logprobs", 0)]} for t, lp in tokens]
-        return {"message": {"role": "assistant", "content": "".join(t for t, _ in tokens)},
-                "logprobs": {"content": content} if self.logprobs else None, "index": 0}
+        return {
+            "message": {"role": "assistant", "content": "".join(t for t, _ in tokens)},
+            "logprobs": {"content": content} if self.logprobs else None,
+            "index": 0,
+        }
 
     def close(self):
         self.httpd.shutdown()

@@ -10,17 +10,28 @@ from enrich_rag.bench import compare_readers
 def _run(path, model, em, threads=2, k=2, max_new_tokens=16):
     """A run made in its own checkout (`path`), so its absolute paths differ from every other run's."""
     path.mkdir(parents=True)
-    config = {"llm": {"model": model, "threads": threads, "max_new_tokens": max_new_tokens}, "evidence": {"k": k},
-              "paths": {"root": str(path)},
-              "corpus": {"source": f"{path}/data/corpus.jsonl", "chunk_size": 400},
-              "eval": {"dataset": "d", "sample": 100, "seed": 0, "output": f"{path}/results", "run_id": path.name,
-                       "questions": f"{path}/data/dev.jsonl", "methods": ["a"]}}
+    config = {
+        "llm": {"model": model, "threads": threads, "max_new_tokens": max_new_tokens},
+        "evidence": {"k": k},
+        "paths": {"root": str(path)},
+        "corpus": {"source": f"{path}/data/corpus.jsonl", "chunk_size": 400},
+        "eval": {
+            "dataset": "d",
+            "sample": 100,
+            "seed": 0,
+            "output": f"{path}/results",
+            "run_id": path.name,
+            "questions": f"{path}/data/dev.jsonl",
+            "methods": ["a"],
+        },
+    }
     (path / "config.yaml").write_text(yaml.safe_dump(config))
     metrics = {"methods": {"a": {"em": em, "f1": em / 2}, "only_here": {"em": 0.5, "f1": 0.5}}}
     (path / "metrics.json").write_text(json.dumps(metrics))
     right = round(em * 10)  # 10 questions, the first `right` answered exactly
-    (path / "predictions.jsonl").write_text("".join(
-        json.dumps({"id": f"q{i}", "method": "a", "em": i < right, "f1": float(i < right) / 2}) + "\n" for i in range(10)))
+    (path / "predictions.jsonl").write_text(
+        "".join(json.dumps({"id": f"q{i}", "method": "a", "em": i < right, "f1": float(i < right) / 2}) + "\n" for i in range(10))
+    )
     return path
 
 

@@ -40,26 +40,52 @@ def test_musique_duplicate_titles_keep_distinct_gold_passages():
 
 def test_original_formats(tmp_path):
     context = [["Inception", ["Inception is a film. ", "Nolan directed it."]], ["London", ["London is a city."]]]
-    (tmp_path / "hotpot.json").write_text(json.dumps([{"_id": "h1", "question": "Who directed Inception?", "answer": "Nolan",
-                                                       "type": "bridge", "supporting_facts": [["Inception", 1]], "context": context}]))
+    (tmp_path / "hotpot.json").write_text(
+        json.dumps(
+            [
+                {
+                    "_id": "h1",
+                    "question": "Who directed Inception?",
+                    "answer": "Nolan",
+                    "type": "bridge",
+                    "supporting_facts": [["Inception", 1]],
+                    "context": context,
+                }
+            ]
+        )
+    )
     hotpot = load_questions(tmp_path / "hotpot.json", "hotpotqa")[0]
     assert hotpot.gold_docs == (stable_doc_id("Inception", "Inception is a film. Nolan directed it."),)
     assert load_questions(tmp_path / "hotpot.json", "2wiki")[0].answers == ("Nolan",)
 
-    write_jsonl(tmp_path / "musique.jsonl", [{"id": "2hop__1_2", "question": "Q?", "answer": "A", "answer_aliases": ["Ay"],
-                                              "paragraphs": [{"idx": 0, "title": "T", "paragraph_text": "one", "is_supporting": False},
-                                                             {"idx": 1, "title": "T", "paragraph_text": "two", "is_supporting": True}]}])
+    write_jsonl(
+        tmp_path / "musique.jsonl",
+        [
+            {
+                "id": "2hop__1_2",
+                "question": "Q?",
+                "answer": "A",
+                "answer_aliases": ["Ay"],
+                "paragraphs": [
+                    {"idx": 0, "title": "T", "paragraph_text": "one", "is_supporting": False},
+                    {"idx": 1, "title": "T", "paragraph_text": "two", "is_supporting": True},
+                ],
+            }
+        ],
+    )
     musique = load_questions(tmp_path / "musique.jsonl", "musique")[0]
     assert musique.answers == ("A", "Ay") and musique.type == "2hop" and musique.gold_docs == (stable_doc_id("T", "two"),)
 
     write_jsonl(tmp_path / "nq.jsonl", [{"question": "who sang x", "answer": ["Y", "Z"]}])
     assert load_questions(tmp_path / "nq.jsonl", "nq")[0].answers == ("Y", "Z")
-    (tmp_path / "dpr.json").write_text(json.dumps([{"question": "q", "answers": ["a"], "positive_ctxs": [{"passage_id": "17",
-                                                                                                          "title": "t", "text": "x"}]}]))
+    (tmp_path / "dpr.json").write_text(
+        json.dumps([{"question": "q", "answers": ["a"], "positive_ctxs": [{"passage_id": "17", "title": "t", "text": "x"}]}])
+    )
     assert load_questions(tmp_path / "dpr.json", "nq")[0].gold_docs == ("17",)
 
-    (tmp_path / "trivia.json").write_text(json.dumps({"Data": [{"QuestionId": "t1", "Question": "Which planet?",
-                                                                "Answer": {"Value": "Mars", "Aliases": ["Red Planet"]}}]}))
+    (tmp_path / "trivia.json").write_text(
+        json.dumps({"Data": [{"QuestionId": "t1", "Question": "Which planet?", "Answer": {"Value": "Mars", "Aliases": ["Red Planet"]}}]})
+    )
     trivia = load_questions(tmp_path / "trivia.json", "triviaqa")[0]
     assert trivia.id == "t1" and trivia.answers == ("Mars", "Red Planet") and not trivia.has_gold
     write_jsonl(tmp_path / "flashrag.jsonl", [{"id": "f1", "question": "Which planet?", "golden_answers": ["Mars"]}])

@@ -1,6 +1,5 @@
 """enrich_rag/bench/graph_recall.py: recall of PageRank's ranking read from a run's traces, by document."""
 
-
 from enrich_rag.bench import graph_recall
 
 

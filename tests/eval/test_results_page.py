@@ -9,18 +9,27 @@ from tests.conftest import PROJECT_ROOT
 
 
 def test_the_committed_results_page_matches_its_sources():
-    result = subprocess.run([sys.executable, "scripts/results_page.py", "--check"], cwd=PROJECT_ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "scripts/results_page.py", "--check"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_every_table_names_its_file_and_shows_intervals(tmp_path):
     run = tmp_path / "results/d/10q-seed0-r"
     run.mkdir(parents=True)
-    (run / "metrics.json").write_text(json.dumps({
-        "dataset": "d", "run_id": "10q-seed0-r", "questions": 10, "llm_model": "r",
-        "methods": {"a": {"n": 10, "em": 0.3, "em_ci": [0.1, 0.6]}, "b": {"n": 10, "em": 0.5, "em_ci": [0.2, 0.8]}},
-        "paired_differences": [{"first": "a", "second": "b", "n": 10, "em": -0.2, "em_ci": [-0.5, 0.1], "em_mcnemar_p": 0.5}]}))
+    (run / "metrics.json").write_text(
+        json.dumps(
+            {
+                "dataset": "d",
+                "run_id": "10q-seed0-r",
+                "questions": 10,
+                "llm_model": "r",
+                "methods": {"a": {"n": 10, "em": 0.3, "em_ci": [0.1, 0.6]}, "b": {"n": 10, "em": 0.5, "em_ci": [0.2, 0.8]}},
+                "paired_differences": [{"first": "a", "second": "b", "n": 10, "em": -0.2, "em_ci": [-0.5, 0.1], "em_mcnemar_p": 0.5}],
+            }
+        )
+    )
     (tmp_path / "bench_results").mkdir()
     (tmp_path / "bench_results/agent.json").write_text(json.dumps({"reader": "r", "p50_s": 1.23456}))
     page = render(tmp_path)

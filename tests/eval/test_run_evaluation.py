@@ -23,10 +23,23 @@ def overlay(tmp_path):
         "extraction": {"seed_share": 0.5},
         "agent": {"max_enrich_rounds": 1},
         "llm": {"backend": "llamacpp", "model": "gemma-270m"},  # the small model on the default runtime
-        "paths": {"root": str(data), "chunks": str(data / "chunks.parquet"), "corpus_index": str(data / "corpus_index"),
-                  "graph": str(data / "graph"), "graph_index": str(data / "graph_index"), "build_summary": str(data / "summary.json")},
-        "eval": {"dataset": "five", "questions": str(questions), "format": "normalized", "sample": 0, "methods": METHODS,
-                 "output": str(tmp_path / "results"), "judge": {"enabled": True, "backend": "same"}},
+        "paths": {
+            "root": str(data),
+            "chunks": str(data / "chunks.parquet"),
+            "corpus_index": str(data / "corpus_index"),
+            "graph": str(data / "graph"),
+            "graph_index": str(data / "graph_index"),
+            "build_summary": str(data / "summary.json"),
+        },
+        "eval": {
+            "dataset": "five",
+            "questions": str(questions),
+            "format": "normalized",
+            "sample": 0,
+            "methods": METHODS,
+            "output": str(tmp_path / "results"),
+            "judge": {"enabled": True, "backend": "same"},
+        },
     }
     path = tmp_path / "five.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -44,8 +44,20 @@ def test_mcnemar_exact_is_the_two_sided_binomial_test(only_a, only_b):
 
 
 def _rows(method, ems):
-    return [{"id": f"q{i}", "method": method, "em": e, "f1": e * 0.5 + 0.25, "acc": e, "seconds": 1.0,
-             "llm_calls": 1, "enrich_rounds": 0, "partitions": []} for i, e in enumerate(ems)]
+    return [
+        {
+            "id": f"q{i}",
+            "method": method,
+            "em": e,
+            "f1": e * 0.5 + 0.25,
+            "acc": e,
+            "seconds": 1.0,
+            "llm_calls": 1,
+            "enrich_rounds": 0,
+            "partitions": [],
+        }
+        for i, e in enumerate(ems)
+    ]
 
 
 def test_the_report_gives_every_method_its_interval_and_every_pair_its_difference():
@@ -70,8 +82,10 @@ def test_compare_uses_only_the_questions_both_answered():
 def test_the_unsure_flag_is_scored_against_exact_match_and_iterations_are_counted():
     from enrich_rag.eval.report import iterations, unsure_flag
 
-    rows = [{"em": em, "trace": {"sufficient": sure, "iterations": n, "iteration_seconds": [1.0, 0.4, 0.3][:n]}}
-            for em, sure, n in [(1, True, 1), (0, False, 3), (0, False, 2), (1, False, 3), (0, True, 1)]]
+    rows = [
+        {"em": em, "trace": {"sufficient": sure, "iterations": n, "iteration_seconds": [1.0, 0.4, 0.3][:n]}}
+        for em, sure, n in [(1, True, 1), (0, False, 3), (0, False, 2), (1, False, 3), (0, True, 1)]
+    ]
     flag = unsure_flag(rows)
     assert flag["unsure_share"] == 0.6
     assert flag["unsure_precision"] == round(2 / 3, 4)  # two of the three flagged answers are wrong

@@ -25,8 +25,11 @@ from enrich_rag.text import content_words
 from tests.conftest import write_jsonl
 
 CORPUS = [
-    {"id": "abbey", "title": "Marlow Abbey",
-     "text": "Marlow Abbey is a ruined monastery in Dorset. Marlow Abbey was founded by Edith Crane in 1204."},
+    {
+        "id": "abbey",
+        "title": "Marlow Abbey",
+        "text": "Marlow Abbey is a ruined monastery in Dorset. Marlow Abbey was founded by Edith Crane in 1204.",
+    },
     {"id": "crane", "title": "Edith Crane", "text": "Edith Crane was an English abbess. Edith Crane was born in Norwich."},
     {"id": "vell", "title": "Thomas Vell", "text": "Thomas Vell was an English bishop. Thomas Vell was born in York."},
     {"id": "norwich", "title": "Norwich", "text": "Norwich is a cathedral city in Norfolk, England."},
@@ -82,14 +85,17 @@ def test_quotas_split_multi_hop_between_bridge_and_comparison():
     assert quotas(10, 0.0, 0.3) == {SINGLE: 10, BRIDGE: 0, COMPARISON: 0}
 
 
-@pytest.mark.parametrize("question, answer, entities, bridge", [
-    ("Where was Edith Crane born", "Norwich", ("", ""), ""),  # not a question
-    ("Was Edith Crane born in Norwich?", "Norwich", ("", ""), ""),  # gives the answer away
-    ("Where was the founder of Marlow Abbey, Edith Crane, born?", "Norwich", ("", ""), "Edith Crane"),  # names the bridge
-    ("Who was born first, Edith Crane or Thomas Vell?", "Dorset", ("Edith Crane", "Thomas Vell"), ""),  # not an option
-    ("Where?", "Norwich", ("", ""), ""),  # too short
-    ("Is Thomas Vell an English bishop?", "yes", ("Edith Crane", "Thomas Vell"), ""),  # compares nothing
-])
+@pytest.mark.parametrize(
+    "question, answer, entities, bridge",
+    [
+        ("Where was Edith Crane born", "Norwich", ("", ""), ""),  # not a question
+        ("Was Edith Crane born in Norwich?", "Norwich", ("", ""), ""),  # gives the answer away
+        ("Where was the founder of Marlow Abbey, Edith Crane, born?", "Norwich", ("", ""), "Edith Crane"),  # names the bridge
+        ("Who was born first, Edith Crane or Thomas Vell?", "Dorset", ("Edith Crane", "Thomas Vell"), ""),  # not an option
+        ("Where?", "Norwich", ("", ""), ""),  # too short
+        ("Is Thomas Vell an English bishop?", "yes", ("Edith Crane", "Thomas Vell"), ""),  # compares nothing
+    ],
+)
 def test_well_formed_rejects_crafted_bad_questions(question, answer, entities, bridge):
     assert not filters.well_formed(question, answer, entities, bridge)
 
@@ -99,14 +105,17 @@ def test_well_formed_keeps_good_questions():
     assert filters.well_formed("Were Edith Crane and Thomas Vell born in the same city?", "no", ("Edith Crane", "Thomas Vell"))
 
 
-@pytest.mark.parametrize("question, phrase, expected", [
-    ("Where is Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
-    ("Where is the Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
-    ("The Raven Software is based where?", "the developer of Necrodome", "The developer of Necrodome is based where?"),
-    ("Where is a Raven Software office?", "developer of Necrodome", "Where is a developer of Necrodome office?"),
-    ("In which area Raven Software works?", "the developer of Necrodome", "In which area the developer of Necrodome works?"),
-    ("Who founded Id Software?", "the developer of Necrodome", ""),
-])
+@pytest.mark.parametrize(
+    "question, phrase, expected",
+    [
+        ("Where is Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
+        ("Where is the Raven Software based?", "the developer of Necrodome", "Where is the developer of Necrodome based?"),
+        ("The Raven Software is based where?", "the developer of Necrodome", "The developer of Necrodome is based where?"),
+        ("Where is a Raven Software office?", "developer of Necrodome", "Where is a developer of Necrodome office?"),
+        ("In which area Raven Software works?", "the developer of Necrodome", "In which area the developer of Necrodome works?"),
+        ("Who founded Id Software?", "the developer of Necrodome", ""),
+    ],
+)
 def test_a_bridge_phrase_is_swapped_in_without_a_doubled_article(question, phrase, expected):
     assert swap_in(question, "Raven Software", phrase) == expected
 
@@ -141,8 +150,15 @@ def test_trust_note_says_whether_the_judge_was_calibrated(tmp_path):
 
 
 def test_output_loads_through_the_evaluation_loader(tmp_path):
-    row = {"id": "syn-bridge-1", "question": "Where was the founder of Marlow Abbey born?", "answers": ["Norwich"],
-           "type": "bridge", "gold_doc_ids": ["abbey", "crane"], "gold_chunk_ids": ["abbey::c0", "crane::c0"], "facts": []}
+    row = {
+        "id": "syn-bridge-1",
+        "question": "Where was the founder of Marlow Abbey born?",
+        "answers": ["Norwich"],
+        "type": "bridge",
+        "gold_doc_ids": ["abbey", "crane"],
+        "gold_chunk_ids": ["abbey::c0", "crane::c0"],
+        "facts": [],
+    }
     items = load_questions(write_jsonl(tmp_path / "set.jsonl", [row]), "normalized")
     assert items[0].gold_docs == ("abbey", "crane") and items[0].answers == ("Norwich",) and items[0].type == "bridge"
 
@@ -222,6 +238,7 @@ def test_generator_refuses_a_graph_without_facts_in_one_line(graph_config, tmp_p
 def test_correctness_judge_prefers_the_right_answer(reader):
     def score(answer):
         return p_yes(reader, judge_prompt(CRITERIA["correctness"], "Where was Edith Crane born?", answer, [], ["Norwich"]))
+
     assert score("Norwich") > 0.5 > score("York")
 
 
@@ -229,8 +246,10 @@ def test_a_set_over_the_built_corpus_is_evaluated_on_the_build_as_it_is(graph_co
     from enrich_rag.config import config_from_dict
     from enrich_rag.eval.prepare import prepare_eval, questions_path
 
-    questions = write_jsonl(tmp_path / "synthetic.jsonl", [{"id": "q1", "question": "Where was Edith Crane born?",
-                                                            "answers": ["Norwich"], "gold_doc_ids": ["crane"]}])
+    questions = write_jsonl(
+        tmp_path / "synthetic.jsonl",
+        [{"id": "q1", "question": "Where was Edith Crane born?", "answers": ["Norwich"], "gold_doc_ids": ["crane"]}],
+    )
     ev = config_from_dict({"eval": {"questions": str(questions), "corpus": "built", "sample": 0}}).with_root(tmp_path).eval
     assert ev.over_built_corpus and ev.corpus == "built"  # a keyword, not resolved as a path
     source = Path(graph_config.corpus.source).read_bytes()

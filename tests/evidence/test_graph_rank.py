@@ -14,18 +14,32 @@ QUESTION = "In which city was the director of the film Zanthorium born?"
 # Zanthorium's page names its director; his page names the city but shares no word with the question
 # beyond "born". The distractors talk about directors, films, cities and births: dense search likes them.
 BRIDGE_CORPUS = [
-    {"id": "zanthorium", "title": "Zanthorium",
-     "text": "Zanthorium is a 2004 science fiction film. Zanthorium was directed by Korvel Imbrecht."},
-    {"id": "imbrecht", "title": "Korvel Imbrecht",
-     "text": "Korvel Imbrecht is a painter and screenwriter. Imbrecht was born in Tarsovia in 1961."},
-    {"id": "d1", "title": "Film directors",
-     "text": "A film director is the person who directs the making of a film. Many film directors were born in a big city."},
-    {"id": "d2", "title": "Cinema city",
-     "text": "The city of cinema is where the film industry was born, and where every director of a film works."},
-    {"id": "d3", "title": "Science fiction film",
-     "text": "Science fiction film is a film genre. Directors of science fiction films were often born in cities."},
-    {"id": "d4", "title": "Birthplace",
-     "text": "A birthplace is the city or town where a person, such as a film director, was born."},
+    {
+        "id": "zanthorium",
+        "title": "Zanthorium",
+        "text": "Zanthorium is a 2004 science fiction film. Zanthorium was directed by Korvel Imbrecht.",
+    },
+    {
+        "id": "imbrecht",
+        "title": "Korvel Imbrecht",
+        "text": "Korvel Imbrecht is a painter and screenwriter. Imbrecht was born in Tarsovia in 1961.",
+    },
+    {
+        "id": "d1",
+        "title": "Film directors",
+        "text": "A film director is the person who directs the making of a film. Many film directors were born in a big city.",
+    },
+    {
+        "id": "d2",
+        "title": "Cinema city",
+        "text": "The city of cinema is where the film industry was born, and where every director of a film works.",
+    },
+    {
+        "id": "d3",
+        "title": "Science fiction film",
+        "text": "Science fiction film is a film genre. Directors of science fiction films were often born in cities.",
+    },
+    {"id": "d4", "title": "Birthplace", "text": "A birthplace is the city or town where a person, such as a film director, was born."},
 ]
 
 
@@ -36,8 +50,11 @@ def bridge_config(small_config, spacy_extractor, tmp_path):
     from enrich_rag.stages.seed_graph import build_seed_graph
 
     source = write_jsonl(tmp_path / "bridge.jsonl", BRIDGE_CORPUS)
-    config = dataclasses.replace(small_config, corpus=dataclasses.replace(small_config.corpus, source=str(source)),
-                                 extraction=dataclasses.replace(small_config.extraction, seed_share=1.0))
+    config = dataclasses.replace(
+        small_config,
+        corpus=dataclasses.replace(small_config.corpus, source=str(source)),
+        extraction=dataclasses.replace(small_config.extraction, seed_share=1.0),
+    )
     prepare_corpus(config)
     build_corpus_index(config)
     build_seed_graph(config, extractor=spacy_extractor)
@@ -52,9 +69,17 @@ def _rank(config, nlp, keep_open=False):
     resources = Resources(config)
     analysis = analyze_query(QUESTION, nlp, resources.store)
     retrieval = resources.retrieval()
-    ranking = rank_passages(QUESTION, store=resources.store, graph_index=resources.graph_index, corpus=retrieval.corpus,
-                            passages=resources.passages, config=config.retrieval, embeddings=config.embeddings,
-                            query_entities=analysis.entities, limit=6)
+    ranking = rank_passages(
+        QUESTION,
+        store=resources.store,
+        graph_index=resources.graph_index,
+        corpus=retrieval.corpus,
+        passages=resources.passages,
+        config=config.retrieval,
+        embeddings=config.embeddings,
+        query_entities=analysis.entities,
+        limit=6,
+    )
     dense = [p.doc_id for p in retrieval.corpus(QUESTION, 6)]
     if keep_open:
         return ranking, analysis, resources
@@ -161,8 +186,7 @@ def test_personalized_pagerank_agrees_with_networkx(seed):
     for u, v, w in [*both, *[(v, u, w) for u, v, w in both], *one_way]:
         graph.add_edge(u, v, weight=graph.get_edge_data(u, v, {"weight": 0.0})["weight"] + w)
     personal = {i: float(reset[i]) for i in range(n)}
-    expected = nx.pagerank(graph, alpha=damping, personalization=personal, dangling=personal, weight="weight", tol=1e-12,
-                           max_iter=1000)
+    expected = nx.pagerank(graph, alpha=damping, personalization=personal, dangling=personal, weight="weight", tol=1e-12, max_iter=1000)
     ours = personalized_pagerank(both, reset, damping, directed=one_way)
     assert np.allclose(ours, [expected[i] for i in range(n)], atol=1e-6)
     assert ours.sum() == pytest.approx(1.0)

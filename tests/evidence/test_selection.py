@@ -33,13 +33,13 @@ def pooled(tmp_path_factory, questions):
     source = write_jsonl(tmp / "questions.jsonl", questions)
     base = load_config(PROJECT_ROOT / "params.yaml")
     config = dataclasses.replace(
-        base, corpus=CorpusConfig(source=str(source), format="benchmark"),
+        base,
+        corpus=CorpusConfig(source=str(source), format="benchmark"),
         paths=dataclasses.replace(base.paths, chunks=str(tmp / "chunks.parquet"), corpus_index=str(tmp / "corpus")),
     )
     prepare_corpus(config)
     build_corpus_index(config)
-    return config, corpus_retrieval(config, open_index(config.paths.corpus_index, config.embeddings),
-                                    PassageStore(config.paths.chunks))
+    return config, corpus_retrieval(config, open_index(config.paths.corpus_index, config.embeddings), PassageStore(config.paths.chunks))
 
 
 def _select(pooled, nlp, question, **overrides):
@@ -126,8 +126,7 @@ def _overlap_retrieval(passages):
 
     def corpus(query, limit):
         words = content_words(query)
-        scored = sorted(((len(words & content_words(p.content)) / max(len(words), 1), p) for p in passages),
-                        key=lambda sp: -sp[0])
+        scored = sorted(((len(words & content_words(p.content)) / max(len(words), 1), p) for p in passages), key=lambda sp: -sp[0])
         return [p.scored(s) for s, p in scored[:limit] if s > 0]
 
     return Retrieval(corpus)
@@ -139,12 +138,17 @@ def test_a_passage_the_graph_ranks_and_the_evidence_names_becomes_the_second_hop
     from enrich_rag.evidence.query_analysis import QueryAnalysis
     from enrich_rag.storage.passages import Passage
 
-    town = Passage("t", "t", "Antelope, Kansas", "Antelope is a community in Marion County. It was named for the "
-                   "pronghorn, an animal once common there.")
+    town = Passage(
+        "t",
+        "t",
+        "Antelope, Kansas",
+        "Antelope is a community in Marion County. It was named for the pronghorn, an animal once common there.",
+    )
     resort = Passage("h", "h", "Hartbeespoort", "Hartbeespoort is a town named after an antelope species, the hartebeest.")
     animal = Passage("p", "p", "Pronghorn", "The pronghorn is a species of artiodactyl mammal of North America.")
-    analysis = QueryAnalysis("What species of animal was the town of Antelope, Kansas named after?",
-                             ("Antelope, Kansas",), BRIDGE, "species animal town named")
+    analysis = QueryAnalysis(
+        "What species of animal was the town of Antelope, Kansas named after?", ("Antelope, Kansas",), BRIDGE, "species animal town named"
+    )
     retrieval = _overlap_retrieval([town, resort, animal])
     ranked = [town.scored(1.0), animal.scored(0.6), resort.scored(0.3)]  # PageRank's order
     from tests.conftest import load_config
@@ -153,8 +157,7 @@ def test_a_passage_the_graph_ranks_and_the_evidence_names_becomes_the_second_hop
     chosen = {}
     for on in (False, True):
         evidence = dataclasses.replace(config.evidence, k=2, graph_bridges=on)
-        selection = select_evidence(analysis, retrieval, evidence, make_reranker("entity", EntityFirstRanker(), None),
-                                    nlp, ranked)
+        selection = select_evidence(analysis, retrieval, evidence, make_reranker("entity", EntityFirstRanker(), None), nlp, ranked)
         chosen[on] = {p.title for p in selection.passages}
     assert chosen[False] == {"Antelope, Kansas", "Hartbeespoort"}
     assert chosen[True] == {"Antelope, Kansas", "Pronghorn"}

@@ -12,8 +12,9 @@ from enrich_rag.llm.prompts import fact_prompt
 from enrich_rag.storage.passages import Passage
 from tests.scripted_llm import ScriptedLLM
 
-NOLAN = Passage("nolan::c0", "nolan", "Christopher Nolan",
-                "Christopher Nolan is a British-American film director. Nolan was born in London in 1970.")
+NOLAN = Passage(
+    "nolan::c0", "nolan", "Christopher Nolan", "Christopher Nolan is a British-American film director. Nolan was born in London in 1970."
+)
 
 
 def test_a_reply_is_parsed_to_the_schema_or_gives_nothing():
@@ -26,11 +27,17 @@ def test_facts_the_chunk_never_writes_are_dropped_and_the_rest_cite_their_senten
     assert evidence_sentence(NOLAN.text, "Nolan", "London") == "Nolan was born in London in 1970."
     assert evidence_sentence(NOLAN.text, "Steven Spielberg", "Ohio") is None
     assert evidence_sentence(NOLAN.text, "Nolan", "Starling Bridge") is None  # a subject alone is not enough
-    llm = ScriptedLLM([('{"facts": [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}, '
-                        '{"subject": "Steven Spielberg", "relation": "born in", "object": "Ohio"}]}', 1.0)])
+    llm = ScriptedLLM(
+        [
+            (
+                '{"facts": [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}, '
+                '{"subject": "Steven Spielberg", "relation": "born in", "object": "Ohio"}]}',
+                1.0,
+            )
+        ]
+    )
     extraction = LLMExtractor(llm, fact_prompt).extract([NOLAN])
-    assert [(e.subject, e.relation, e.object, e.extractor) for e in extraction.edges] == [
-        ("Christopher Nolan", "born in", "London", "llm")]
+    assert [(e.subject, e.relation, e.object, e.extractor) for e in extraction.edges] == [("Christopher Nolan", "born in", "London", "llm")]
     assert extraction.edges[0].evidence == "Nolan was born in London in 1970." and extraction.edges[0].chunk_id == NOLAN.id
     tables = graph_tables(extraction, titled=[NOLAN])  # the graph's own normalisation names the nodes
     assert {"Christopher Nolan", "London"} <= set(tables.nodes.column("name").to_pylist())
@@ -43,11 +50,14 @@ def test_llama_cpp_replies_always_parse_under_the_schema():
 
     from enrich_rag.llm.factory import make_llm
 
-    llm = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()),
-                             threads=2))
+    llm = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), threads=2))
     extractor = LLMExtractor(llm, fact_prompt, max_new_tokens=160)
-    chunks = [NOLAN, Passage("inception::c0", "inception", "Inception",
-                             "Inception is a 2010 science fiction film. Christopher Nolan directed Inception.")]
+    chunks = [
+        NOLAN,
+        Passage(
+            "inception::c0", "inception", "Inception", "Inception is a 2010 science fiction film. Christopher Nolan directed Inception."
+        ),
+    ]
     extraction = extractor.extract(chunks)
     assert extractor.replies == 2 and extractor.unparsed == 0  # a grammar, not hope: every reply is the schema's shape
     text = {c.id: f"{c.title}. {c.text}" for c in chunks}

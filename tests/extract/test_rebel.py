@@ -44,15 +44,50 @@ def tiny_rebel():
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
 
-    words = ["<pad>", "<s>", "</s>", "<unk>", "<triplet>", "<subj>", "<obj>",
-             "christopher", "nolan", "directed", "inception", ".", "notable", "work", "the", "film"]
+    words = [
+        "<pad>",
+        "<s>",
+        "</s>",
+        "<unk>",
+        "<triplet>",
+        "<subj>",
+        "<obj>",
+        "christopher",
+        "nolan",
+        "directed",
+        "inception",
+        ".",
+        "notable",
+        "work",
+        "the",
+        "film",
+    ]
     backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit()])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", bos_token="<s>", eos_token="</s>",
-                                        unk_token="<unk>", additional_special_tokens=["<triplet>", "<subj>", "<obj>"])
-    config = BartConfig(vocab_size=len(words), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-                        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=64,
-                        pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=2, forced_bos_token_id=1)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        additional_special_tokens=["<triplet>", "<subj>", "<obj>"],
+    )
+    config = BartConfig(
+        vocab_size=len(words),
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_position_embeddings=64,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+        forced_bos_token_id=1,
+    )
     torch.manual_seed(0)
     model = BartForConditionalGeneration(config)
     source = tokenizer(["christopher nolan directed inception ."], return_tensors="pt")

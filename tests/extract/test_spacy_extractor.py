@@ -17,8 +17,9 @@ def test_svo_triple_with_provenance(spacy_extractor):
 
 
 def test_passive_and_prepositional_relations(spacy_extractor):
-    triples = _triples(spacy_extractor, "Inception is a 2010 film directed by Christopher Nolan. Nolan was born in London.",
-                       title="Inception")
+    triples = _triples(
+        spacy_extractor, "Inception is a 2010 film directed by Christopher Nolan. Nolan was born in London.", title="Inception"
+    )
     found = {(t.subject, t.relation, t.object) for t in triples}
     assert ("Inception", "directed by", "Christopher Nolan") in found
     # "Nolan" in the second sentence is merged into the full name used in the same chunk.
@@ -37,8 +38,9 @@ def test_cooccurrence_edges_link_entities_of_one_sentence(spacy_extractor):
 
 
 def test_title_in_running_text_is_the_title_node(spacy_extractor):
-    extraction = spacy_extractor.extract([Passage("c1", "d1", "Closer (magazine)",
-                                                  "Closer is a weekly magazine. Closer was published in London.")])
+    extraction = spacy_extractor.extract(
+        [Passage("c1", "d1", "Closer (magazine)", "Closer is a weekly magazine. Closer was published in London.")]
+    )
     tables = graph_tables(extraction)
     nodes, edges = tables.nodes, tables.edges
     names = set(nodes.column("name").to_pylist())
@@ -50,10 +52,12 @@ def test_title_in_running_text_is_the_title_node(spacy_extractor):
 
 
 def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
-    extraction = spacy_extractor.extract([
-        Passage("c1", "d1", "", "The Beatles played in Hamburg."),
-        Passage("c2", "d2", "", "Abbey Road is an album by the Beatles, recorded in London."),
-    ])
+    extraction = spacy_extractor.extract(
+        [
+            Passage("c1", "d1", "", "The Beatles played in Hamburg."),
+            Passage("c2", "d2", "", "Abbey Road is an album by the Beatles, recorded in London."),
+        ]
+    )
     tables = graph_tables(extraction)
     nodes, edges = tables.nodes, tables.edges
     beatles = [r for r in nodes.to_pylist() if r["id"] == node_id("Beatles")]

@@ -5,10 +5,10 @@ from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
 
-CYCLIST = Passage("meurer::c0", "meurer", "Willi Meurer",
-                  "Willi Meurer was a German cyclist. He competed in the road race at the 1936 Summer Olympics.")
-OLYMPICS = Passage("olympics::c0", "olympics", "1936 Summer Olympics",
-                   "The 1936 Summer Olympics were held in Berlin, Germany.")
+CYCLIST = Passage(
+    "meurer::c0", "meurer", "Willi Meurer", "Willi Meurer was a German cyclist. He competed in the road race at the 1936 Summer Olympics."
+)
+OLYMPICS = Passage("olympics::c0", "olympics", "1936 Summer Olympics", "The 1936 Summer Olympics were held in Berlin, Germany.")
 SINGER = Passage("palmer::c0", "palmer", "Robert Palmer (singer)", "Robert Palmer was an English singer.")
 ALBUM = Passage("clues::c0", "clues", "Clues (album)", "Clues is an album by Robert Palmer, released in 1980.")
 
@@ -30,7 +30,7 @@ def test_a_title_written_in_the_text_links_the_chunk_to_that_page(spacy_extracto
 
 
 def test_a_page_with_an_aside_is_the_page_of_its_bare_name(spacy_extractor):
-    """"Robert Palmer (singer)" is where a mention of "Robert Palmer" leads."""
+    """ "Robert Palmer (singer)" is where a mention of "Robert Palmer" leads."""
     every = [SINGER, ALBUM]
     linking = TitleLinkingExtractor(spacy_extractor, TitleGazetteer(p.title for p in every))
     links = _links(graph_tables(linking.extract([ALBUM]), titled=every))

@@ -42,9 +42,15 @@ def test_upsert_adds_a_new_partition_without_rebuild(built_small):
     index = open_index(config.paths.graph_index, config.embeddings)
     before = index.count()
     nid = node_id("Zephyrine Quartzmoor")
-    write_partition(config.paths.graph, "enrich-1", pa.Table.from_pylist(
-        [{"id": nid, "name": "Zephyrine Quartzmoor", "type": "PERSON", "description": "A glassblower from Murano.", "aliases": []}],
-        schema=NODES), pa.Table.from_pylist([], schema=EDGES))
+    write_partition(
+        config.paths.graph,
+        "enrich-1",
+        pa.Table.from_pylist(
+            [{"id": nid, "name": "Zephyrine Quartzmoor", "type": "PERSON", "description": "A glassblower from Murano.", "aliases": []}],
+            schema=NODES,
+        ),
+        pa.Table.from_pylist([], schema=EDGES),
+    )
     with GraphStore(config.paths.graph) as store:
         docs = store.index_documents("enrich-1")
         assert [d["id"] for d in docs] == [nid]

@@ -9,9 +9,11 @@ from enrich_rag.config import EmbeddingsConfig
 from enrich_rag.index.embeddings import new_index, search, txtai_config
 from enrich_rag.index.txtai_adapter import encode, internals_problems, precomputed_vectors, replace_encoder, vectors_model
 
-DOCS = [{"id": "a", "text": "Christopher Nolan directed Inception."},
-        {"id": "b", "text": "The River Thames flows through London."},
-        {"id": "c", "text": "Leonardo DiCaprio won an Academy Award."}]
+DOCS = [
+    {"id": "a", "text": "Christopher Nolan directed Inception."},
+    {"id": "b", "text": "The River Thames flows through London."},
+    {"id": "c", "text": "Leonardo DiCaprio won an Academy Award."},
+]
 
 
 def test_the_installed_txtai_has_what_the_adapter_swaps():
@@ -48,6 +50,7 @@ def test_a_replaced_encoder_sees_every_query_of_that_index_only():
         def spy(data, category=None):
             seen.append((list(data), category))
             return encode_(data, category)
+
         return spy
 
     replace_encoder(first, wrap)

@@ -11,10 +11,14 @@ from tests.conftest import write_jsonl
 
 def test_benchmark_corpus_pools_contexts_one_passage_per_title(tmp_path):
     rows = [
-        {"id": "q1", "contexts": [{"title": "A", "sentences": ["A is a city.", " It is old."]},
-                                  {"title": "B", "sentences": ["B is a river."]}]},
-        {"id": "q2", "contexts": [{"title": "A", "sentences": ["A is a city.", " It is old."]},
-                                  {"title": "C", "sentences": ["C is a band."]}]},
+        {
+            "id": "q1",
+            "contexts": [{"title": "A", "sentences": ["A is a city.", " It is old."]}, {"title": "B", "sentences": ["B is a river."]}],
+        },
+        {
+            "id": "q2",
+            "contexts": [{"title": "A", "sentences": ["A is a city.", " It is old."]}, {"title": "C", "sentences": ["C is a band."]}],
+        },
     ]
     docs = read_benchmark_passages(write_jsonl(tmp_path / "b.jsonl", rows))
     assert [d.title for d in docs] == ["A", "B", "C"]

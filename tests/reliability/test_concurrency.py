@@ -16,14 +16,25 @@ BIG = 60_000
 
 
 def _tables(prefix: str, n_edges: int) -> tuple[pa.Table, pa.Table]:
-    nodes = pa.Table.from_pylist([{"id": f"{prefix}n{i}", "name": f"{prefix} {i}", "type": "X", "description": "", "aliases": []}
-                                  for i in range(100)], schema=NODES)
-    edges = pa.table({
-        "id": [f"{prefix}e{i}" for i in range(n_edges)], "src": [f"{prefix}n{i % 100}" for i in range(n_edges)],
-        "dst": [f"{prefix}n{(i + 1) % 100}" for i in range(n_edges)], "src_name": ["a"] * n_edges, "dst_name": ["b"] * n_edges,
-        "relation": ["r"] * n_edges, "evidence": ["some evidence sentence " * 4] * n_edges, "chunk_id": ["c"] * n_edges,
-        "doc_id": ["d"] * n_edges, "confidence": pa.array([0.5] * n_edges, pa.float32()), "extractor": ["t"] * n_edges,
-    }, schema=EDGES)
+    nodes = pa.Table.from_pylist(
+        [{"id": f"{prefix}n{i}", "name": f"{prefix} {i}", "type": "X", "description": "", "aliases": []} for i in range(100)], schema=NODES
+    )
+    edges = pa.table(
+        {
+            "id": [f"{prefix}e{i}" for i in range(n_edges)],
+            "src": [f"{prefix}n{i % 100}" for i in range(n_edges)],
+            "dst": [f"{prefix}n{(i + 1) % 100}" for i in range(n_edges)],
+            "src_name": ["a"] * n_edges,
+            "dst_name": ["b"] * n_edges,
+            "relation": ["r"] * n_edges,
+            "evidence": ["some evidence sentence " * 4] * n_edges,
+            "chunk_id": ["c"] * n_edges,
+            "doc_id": ["d"] * n_edges,
+            "confidence": pa.array([0.5] * n_edges, pa.float32()),
+            "extractor": ["t"] * n_edges,
+        },
+        schema=EDGES,
+    )
     return nodes, edges
 
 

@@ -28,8 +28,7 @@ def _enrich(config, extractor):
 
 
 def _hand_made(name: str):
-    nodes = pa.Table.from_pylist([{"id": node_id(name), "name": name, "type": "PERSON", "description": "", "aliases": []}],
-                                 schema=NODES)
+    nodes = pa.Table.from_pylist([{"id": node_id(name), "name": name, "type": "PERSON", "description": "", "aliases": []}], schema=NODES)
     return GraphTables(nodes, EDGES.empty_table(), LINKS.empty_table())
 
 
@@ -44,8 +43,9 @@ def test_a_second_writer_with_a_stale_index_copy_keeps_the_first_writers_rows(ga
     indexed = fresh.writer.indexed_ids()
     assert result.partition in indexed and commit.partition in indexed  # without the reload the second save drops the first's rows
     assert fresh.writer.verify() == []
-    assert node_id("University College London") in {h["id"] for h in search_graph(late.graph_index,
-                                                                                  "University College London", 3, gap_config.embeddings)}
+    assert node_id("University College London") in {
+        h["id"] for h in search_graph(late.graph_index, "University College London", 3, gap_config.embeddings)
+    }
 
 
 def test_a_rollback_cut_short_is_finished_by_reconcile(gap_config, spacy_extractor):
@@ -112,7 +112,6 @@ def test_rollback_works_on_a_damaged_partition(gap_config, spacy_extractor):
     assert resources.writer.verify() == []
 
 
-
 def test_an_enrichment_that_finds_nothing_new_writes_no_partition(gap_config, spacy_extractor):
     from enrich_rag.agent.enrich_graph import enrich_graph
     from enrich_rag.extract.assemble import graph_tables
@@ -130,8 +129,17 @@ def test_an_enrichment_that_finds_nothing_new_writes_no_partition(gap_config, sp
 
     graph = Path(gap_config.paths.graph)
     before = committed_partitions(graph), sorted(p.name for p in graph.rglob("*.dvc"))
-    result = enrich_graph(QUESTION, [], corpus=resources.retrieval().corpus, store=resources.store, extractor=Rereads,
-                          writer=resources.writer, llm=None, limit_chunks=1, candidates=[p for p in chunks if p.doc_id == "nolan"])
+    result = enrich_graph(
+        QUESTION,
+        [],
+        corpus=resources.retrieval().corpus,
+        store=resources.store,
+        extractor=Rereads,
+        writer=resources.writer,
+        llm=None,
+        limit_chunks=1,
+        candidates=[p for p in chunks if p.doc_id == "nolan"],
+    )
     assert result.new_chunks and result.partition is None and result.record()["reason"] == "nothing new in the chunks read"
     assert (committed_partitions(graph), sorted(p.name for p in graph.rglob("*.dvc"))) == before
 

@@ -18,6 +18,7 @@ def test_questions_run_in_arrival_order_one_at_a_time():
             time.sleep(0.02)
             order.append(n)
             return n
+
         return run
 
     tickets = [admission.submit(job(n), 60) for n in range(5)]

@@ -39,20 +39,24 @@ def test_query_returns_answer_citations_trace_and_subgraph(client):
     chunk = client.get(f"/api/chunk/{data['citations'][0]['chunk_id']}").json()
     assert chunk["title"] == "Inception" and "Christopher Nolan directed Inception" in chunk["text"]
 
-    follow = client.post("/api/query", json={"question": "and where was he born?", "allow_enrich": False,
-                                             "conversation_id": data["conversation_id"]}).json()
+    follow = client.post(
+        "/api/query", json={"question": "and where was he born?", "allow_enrich": False, "conversation_id": data["conversation_id"]}
+    ).json()
     assert follow["conversation_id"] == data["conversation_id"]
     assert "Nolan" in follow["resolved_question"] and "born" in follow["resolved_question"]
 
 
-@pytest.mark.parametrize("body, message", [
-    ({}, "question: Field required"),
-    ({"question": ""}, "question: String should have at least 1 character"),
-    ({"question": "x" * 2001}, "question: String should have at most 2000 characters"),
-    ({"question": "Who?", "allow_enrich": "maybe"}, "allow_enrich: Input should be a valid boolean"),
-    ({"question": "Who?", "temperature": 1}, "temperature: Extra inputs are not permitted"),
-    ({"question": "a\x00b"}, "question contains binary data"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({}, "question: Field required"),
+        ({"question": ""}, "question: String should have at least 1 character"),
+        ({"question": "x" * 2001}, "question: String should have at most 2000 characters"),
+        ({"question": "Who?", "allow_enrich": "maybe"}, "allow_enrich: Input should be a valid boolean"),
+        ({"question": "Who?", "temperature": 1}, "temperature: Extra inputs are not permitted"),
+        ({"question": "a\x00b"}, "question contains binary data"),
+    ],
+)
 def test_bad_queries_are_400_with_one_line(client, body, message):
     response = client.post("/api/query", json=body)
     assert response.status_code == 400
@@ -71,9 +75,11 @@ def test_settings_are_an_overlay_checked_saved_and_shown(client, gap_config):
     assert client.get("/api/settings").json() == updated
     saved = yaml.safe_load(Path(gap_config.paths.root, "web_settings.yaml").read_text())
     assert saved == {"evidence": {"k": 3}, "agent": {"allow_enrich": False}}  # the shape of params.yaml
-    for body, message in [({"k": 0}, "evidence.k must be >= 1 and <= 20, got 0"),
-                          ({"rerank": "magic"}, "evidence.rerank must be one of entity, none, llm"),
-                          ({"nope": 1}, "web setting 'nope' is not one the page may change")]:
+    for body, message in [
+        ({"k": 0}, "evidence.k must be >= 1 and <= 20, got 0"),
+        ({"rerank": "magic"}, "evidence.rerank must be one of entity, none, llm"),
+        ({"nope": 1}, "web setting 'nope' is not one the page may change"),
+    ]:
         response = client.post("/api/settings", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
     assert client.get("/api/settings").json() == updated  # a refused update changed nothing
@@ -87,10 +93,12 @@ def test_graph_endpoints_and_rollback(client):
     assert stats["nodes"] > 0 and [p["partition"] for p in stats["partitions"]] == ["seed"]
     partitions = client.get("/api/graph/partitions").json()
     assert partitions[0]["partition"] == "seed" and partitions[0]["dvc"] == "stage output"
-    for body, message in [({"partition": "seed"}, "seed partition is a build output"),
-                          ({"partition": "enrich-nope"}, "no partition 'enrich-nope'"),
-                          ({"partition": "../etc"}, "invalid partition id"),
-                          ({}, "partition: Field required")]:
+    for body, message in [
+        ({"partition": "seed"}, "seed partition is a build output"),
+        ({"partition": "enrich-nope"}, "no partition 'enrich-nope'"),
+        ({"partition": "../etc"}, "invalid partition id"),
+        ({}, "partition: Field required"),
+    ]:
         response = client.post("/api/graph/rollback", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
     # A real enrichment (a threshold no answer meets forces one round), then its rollback through the API.
@@ -125,8 +133,9 @@ def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
         big = b'{"question": "' + b"x" * 20_000_000 + b'"}'
         response = client.post("/api/query", content=big, headers={"content-type": "application/json"})
         assert response.status_code == 413 and "4,096-byte limit" in response.json()["error"]
-        chunked = client.post("/api/query", content=iter([b'{"question": "', b"y" * 8192, b'"}']),
-                              headers={"content-type": "application/json"})
+        chunked = client.post(
+            "/api/query", content=iter([b'{"question": "', b"y" * 8192, b'"}']), headers={"content-type": "application/json"}
+        )
         assert chunked.status_code == 413  # no declared length: cut off once past the limit
         assert _authorised(client).post("/api/settings", json={"k": 2}).status_code == 200  # small bodies still pass
 
@@ -152,11 +161,13 @@ def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extracto
     from enrich_rag.errors import ConfigError
 
     saved = Path(gap_config.paths.root, "web_settings.yaml")
-    for text, message in [("evidence: {k: [", "web_settings.yaml: not readable YAML"),
-                          ("evidence:\n  k: two\n", "evidence.k must be an integer, got 'two'"),
-                          ("evidence:\n  k: 0\n", "evidence.k must be >= 1"),
-                          ("agent:\n  k: 3\n", "agent.k is in the wrong section"),
-                          ("evidence:\n  damping: 0.3\n", "web setting 'damping' is not one the page may change")]:
+    for text, message in [
+        ("evidence: {k: [", "web_settings.yaml: not readable YAML"),
+        ("evidence:\n  k: two\n", "evidence.k must be an integer, got 'two'"),
+        ("evidence:\n  k: 0\n", "evidence.k must be >= 1"),
+        ("agent:\n  k: 3\n", "agent.k is in the wrong section"),
+        ("evidence:\n  damping: 0.3\n", "web setting 'damping' is not one the page may change"),
+    ]:
         saved.write_text(text)
         with pytest.raises(ConfigError, match=message) as error:
             create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
@@ -168,9 +179,12 @@ def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedde
     with _client_with(gap_config, resources) as client:
         token_file = client.app.state.token_path
         assert token_file.stat().st_mode & 0o777 == 0o600  # readable by the user alone
-        for call in (lambda: client.post("/api/graph/rollback", json={"partition": "enrich-x"}),
-                     lambda: client.post("/api/settings", json={"k": 3}), lambda: client.delete("/api/settings"),
-                     lambda: client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True})):
+        for call in (
+            lambda: client.post("/api/graph/rollback", json={"partition": "enrich-x"}),
+            lambda: client.post("/api/settings", json={"k": 3}),
+            lambda: client.delete("/api/settings"),
+            lambda: client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True}),
+        ):
             response = call()
             assert response.status_code == 401 and "needs the write token" in response.json()["error"]
         assert client.get("/api/settings").json()["overlay"] == {}

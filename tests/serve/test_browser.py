@@ -29,12 +29,18 @@ def server(gap_config, tmp_path):
     import httpx
 
     params = tmp_path / "serve-params.yaml"
-    params.write_text(yaml.safe_dump({"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__),
-                                    "llm": {"backend": "embedded"}}))
+    params.write_text(
+        yaml.safe_dump(
+            {"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__), "llm": {"backend": "embedded"}}
+        )
+    )
     port = _free_port()
     log = open(tmp_path / "server.log", "w")
-    process = subprocess.Popen([str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--port", str(port)],
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(240):
@@ -74,8 +80,9 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         assert driver.find_element(By.ID, "answer").get_attribute("data-state") == "done", driver.find_element(By.ID, "status").text
         assert "Nolan" in driver.find_element(By.ID, "answer").text
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
-        assert driver.execute_script("return window.cy.nodes().length") == int(driver.find_element(By.ID,
-                                                                                                   "graph").get_attribute("data-nodes"))
+        assert driver.execute_script("return window.cy.nodes().length") == int(
+            driver.find_element(By.ID, "graph").get_attribute("data-nodes")
+        )
         tools = [li.find_element(By.CLASS_NAME, "tool").text for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")]
         assert "GraphRank" in tools and "EnrichContext" in tools and "CheckSufficiency" in tools
         # The drawn passages are exactly the passages the reader read (its cited passages), structural edges

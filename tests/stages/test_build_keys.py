@@ -17,9 +17,14 @@ def _overlay(tmp_path, **changes):
     """configs/hotpotqa.yaml on 3 questions, built under tmp_path."""
     data = yaml.safe_load((PROJECT_ROOT / "configs/hotpotqa.yaml").read_text())
     root = tmp_path / "data"
-    data["paths"] = {"root": str(root), "chunks": str(root / "chunks.parquet"), "corpus_index": str(root / "corpus_index"),
-                     "graph": str(root / "graph"), "graph_index": str(root / "graph_index"),
-                     "build_summary": str(root / "summary.json")}
+    data["paths"] = {
+        "root": str(root),
+        "chunks": str(root / "chunks.parquet"),
+        "corpus_index": str(root / "corpus_index"),
+        "graph": str(root / "graph"),
+        "graph_index": str(root / "graph_index"),
+        "build_summary": str(root / "summary.json"),
+    }
     data["corpus"]["source"] = str(root / "corpus.jsonl")
     data["eval"].update(sample=3, output=str(tmp_path / "results"))
     data["extraction"].update(changes)
@@ -64,8 +69,7 @@ def test_dvc_sees_a_changed_overlay_key_and_reruns_only_what_it_shapes(tmp_path)
     repo.mkdir()
     for name in ("dvc.yaml", "params.yaml", "run_evaluation.py", "scripts", "enrich_rag", "configs"):
         src = PROJECT_ROOT / name
-        (shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir()
-         else shutil.copy(src, repo / name))
+        (shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__")) if src.is_dir() else shutil.copy(src, repo / name))
     (repo / "data/benchmarks/hotpotqa_distractor").mkdir(parents=True)
     shutil.copy(PROJECT_ROOT / "data/benchmarks/hotpotqa_distractor/dev.jsonl", repo / "data/benchmarks/hotpotqa_distractor")
     overlay = repo / "configs/hotpotqa.yaml"

@@ -23,8 +23,9 @@ from enrich_rag.stages.seed_graph import build_seed_graph
 from enrich_rag.storage.partitions import committed_partitions, partition_dir
 from enrich_rag.storage.schema import SEED_PARTITION
 
-needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                               reason="Ray is not installed (pip install -e '.[ray]'; scripts/run.sh installs it)")
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="Ray is not installed (pip install -e '.[ray]'; scripts/run.sh installs it)"
+)
 
 
 def _rows(config, table: str) -> set[tuple]:
@@ -34,11 +35,18 @@ def _rows(config, table: str) -> set[tuple]:
 
 
 def _with(config, root, engine: str, retries: int = 2):
-    paths = {f.name: str(root / getattr(config.paths, f.name).split("/data/", 1)[-1]) for f in dataclasses.fields(config.paths)
-             if f.name != "dvc_root"}
-    return dataclasses.replace(config, build=BuildConfig(engine=engine), ray=RayConfig(workers=2, retries=retries),
-                               paths=dataclasses.replace(config.paths, **paths),
-                               extraction=dataclasses.replace(config.extraction, batch_size=2))
+    paths = {
+        f.name: str(root / getattr(config.paths, f.name).split("/data/", 1)[-1])
+        for f in dataclasses.fields(config.paths)
+        if f.name != "dvc_root"
+    }
+    return dataclasses.replace(
+        config,
+        build=BuildConfig(engine=engine),
+        ray=RayConfig(workers=2, retries=retries),
+        paths=dataclasses.replace(config.paths, **paths),
+        extraction=dataclasses.replace(config.extraction, batch_size=2),
+    )
 
 
 @pytest.mark.slow  # starts a local Ray
@@ -71,8 +79,9 @@ def test_ray_build_gives_the_local_graph_and_vectors(small_config, tmp_path):
 
 def _through_uris(config):
     """Chunks and graph as `file://` URIs: read and written through pyarrow's filesystems."""
-    return dataclasses.replace(config, paths=dataclasses.replace(
-        config.paths, chunks="file://" + config.paths.chunks, graph="file://" + config.paths.graph))
+    return dataclasses.replace(
+        config, paths=dataclasses.replace(config.paths, chunks="file://" + config.paths.chunks, graph="file://" + config.paths.graph)
+    )
 
 
 def test_the_local_build_reads_and_writes_uris_too(small_config, tmp_path, spacy_extractor):
@@ -141,8 +150,9 @@ def test_an_index_built_from_precomputed_vectors_searches_like_a_local_one(small
     build_index(docs, small_config.embeddings, tmp_path / "encoded", "encoded")
     given, encoded = (open_index(tmp_path / name, small_config.embeddings) for name in ("given", "encoded"))
     for query in ("Who directed Inception?", "river through southern England"):
-        assert [h["id"] for h in search(given, query, 3, small_config.embeddings)] == \
-               [h["id"] for h in search(encoded, query, 3, small_config.embeddings)]
+        assert [h["id"] for h in search(given, query, 3, small_config.embeddings)] == [
+            h["id"] for h in search(encoded, query, 3, small_config.embeddings)
+        ]
     given.upsert([{"id": "new", "text": "Kemble is a village in Gloucestershire."}])  # encodes as usual afterwards
     assert search(given, "village in Gloucestershire", 1, small_config.embeddings)[0]["id"] == "new"
 

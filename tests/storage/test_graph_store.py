@@ -16,8 +16,19 @@ def _node(name, type_="PERSON"):
 
 
 def _edge(eid, src, relation, dst, chunk="c1", conf=0.8):
-    return {"id": eid, "src": node_id(src), "dst": node_id(dst), "src_name": src, "dst_name": dst, "relation": relation,
-            "evidence": f"{src} {relation} {dst}.", "chunk_id": chunk, "doc_id": "d1", "confidence": conf, "extractor": "test"}
+    return {
+        "id": eid,
+        "src": node_id(src),
+        "dst": node_id(dst),
+        "src_name": src,
+        "dst_name": dst,
+        "relation": relation,
+        "evidence": f"{src} {relation} {dst}.",
+        "chunk_id": chunk,
+        "doc_id": "d1",
+        "confidence": conf,
+        "extractor": "test",
+    }
 
 
 def _write(root, partition, nodes, edges):
@@ -28,12 +39,17 @@ def _write(root, partition, nodes, edges):
 def graph(tmp_path):
     root = tmp_path / "graph"
     names = ["Christopher Nolan", "Inception", "London", "Leonardo DiCaprio", "Paris"]
-    _write(root, "seed", [_node(n) for n in names], [
-        _edge("e1", "Christopher Nolan", "directed", "Inception"),
-        _edge("e2", "Christopher Nolan", "born in", "London"),
-        _edge("e3", "Inception", "stars", "Leonardo DiCaprio", chunk="c2"),
-        _edge("e4", "Paris", "co-occurs with", "London", conf=0.4),
-    ])
+    _write(
+        root,
+        "seed",
+        [_node(n) for n in names],
+        [
+            _edge("e1", "Christopher Nolan", "directed", "Inception"),
+            _edge("e2", "Christopher Nolan", "born in", "London"),
+            _edge("e3", "Inception", "stars", "Leonardo DiCaprio", chunk="c2"),
+            _edge("e4", "Paris", "co-occurs with", "London", conf=0.4),
+        ],
+    )
     return root
 
 
@@ -80,8 +96,7 @@ def test_new_partition_is_seen_by_an_open_store_and_nodes_merge(graph):
     with GraphStore(graph) as store:
         assert store.partitions == ["seed"]
         merged = _node("London", "GPE") | {"aliases": ["London, England"]}
-        _write(graph, "enrich-20260101-1", [_node("Thames", "LOC"), merged],
-               [_edge("e9", "Thames", "flows through", "London")])
+        _write(graph, "enrich-20260101-1", [_node("Thames", "LOC"), merged], [_edge("e9", "Thames", "flows through", "London")])
         assert store.partitions == ["seed"]  # unchanged until the next query
         assert {e["id"] for e in store.neighbors([node_id("London")]).edges} == {"e2", "e4", "e9"}
         assert store.partitions == ["seed", "enrich-20260101-1"]
@@ -139,8 +154,19 @@ def test_a_damaged_partition_is_quarantined_with_one_warning_and_comes_back_when
 def test_one_edge_model_round_trips_through_the_parquet_schema():
     from enrich_rag.storage.schema import EDGES, Edge
 
-    edge = Edge("Christopher Nolan", "directed", "Inception", "Nolan directed Inception.", "inception::c0", "inception",
-                confidence=0.8, extractor="spacy", id="e1", src="n1", dst="n2")
+    edge = Edge(
+        "Christopher Nolan",
+        "directed",
+        "Inception",
+        "Nolan directed Inception.",
+        "inception::c0",
+        "inception",
+        confidence=0.8,
+        extractor="spacy",
+        id="e1",
+        src="n1",
+        dst="n2",
+    )
     row = edge.to_row()
     assert list(row) == EDGES.names
     back = Edge.from_row(row | {"partition": "seed"}, score=0.5)
@@ -157,13 +183,22 @@ def test_links_merge_across_partitions_and_follow_their_partition(tmp_path):
     from enrich_rag.storage.schema import LINKS
 
     root = tmp_path / "graph"
-    write_partition(root, "seed", pa.Table.from_pylist([_node("Inception"), _node("London")], schema=NODES),
-                    pa.Table.from_pylist([], schema=EDGES),
-                    pa.Table.from_pylist([_link("Inception", "c1", is_title=True), _link("Inception", "c2"),
-                                          _link("London", "c3", is_title=True)], schema=LINKS))
-    write_partition(root, "enrich-1", pa.Table.from_pylist([_node("Inception")], schema=NODES),
-                    pa.Table.from_pylist([], schema=EDGES),
-                    pa.Table.from_pylist([_link("Inception", "c1", count=3), _link("London", "c2", count=2)], schema=LINKS))
+    write_partition(
+        root,
+        "seed",
+        pa.Table.from_pylist([_node("Inception"), _node("London")], schema=NODES),
+        pa.Table.from_pylist([], schema=EDGES),
+        pa.Table.from_pylist(
+            [_link("Inception", "c1", is_title=True), _link("Inception", "c2"), _link("London", "c3", is_title=True)], schema=LINKS
+        ),
+    )
+    write_partition(
+        root,
+        "enrich-1",
+        pa.Table.from_pylist([_node("Inception")], schema=NODES),
+        pa.Table.from_pylist([], schema=EDGES),
+        pa.Table.from_pylist([_link("Inception", "c1", count=3), _link("London", "c2", count=2)], schema=LINKS),
+    )
     with GraphStore(root) as store:
         rows = {(r["node"], r["chunk_id"]): r for r in store.links(node_ids=[node_id("Inception")])}
         assert set(rows) == {(node_id("Inception"), "c1"), (node_id("Inception"), "c2")}

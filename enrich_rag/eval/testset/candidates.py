@@ -103,9 +103,13 @@ def bridge_candidates(facts: list[Edge], about: dict[str, set[str]], rng: random
         for chunk in sorted(about.get(first.dst, ())):
             if chunk == first.chunk_id:
                 continue
-            pairs += [(first, second) for second in by_source_chunk.get((first.dst, chunk), ())
-                      if second.dst not in (first.src, first.dst) and second.relation.casefold() not in ALIAS_RELATIONS
-                      and not mentions(first.evidence, second.object)]
+            pairs += [
+                (first, second)
+                for second in by_source_chunk.get((first.dst, chunk), ())
+                if second.dst not in (first.src, first.dst)
+                and second.relation.casefold() not in ALIAS_RELATIONS
+                and not mentions(first.evidence, second.object)
+            ]
     rng.shuffle(pairs)
     for first, second in pairs:
         yield Candidate(BRIDGE, (first, second), second.object, _distractors(first, second, by_relation, rng))
@@ -115,15 +119,16 @@ def _distractors(first: Edge, second: Edge, by_relation: dict[str, list[Edge]], 
     """Passages that say the same of other entities ("X was born in Y"): beside them the answer
     passage no longer names the only candidate, so only the first hop tells which entity is meant."""
     own = {first.chunk_id, second.chunk_id}
-    others = [f for f in by_relation.get(second.relation.casefold(), ())
-              if f.chunk_id not in own and f.src not in (first.src, second.src)
-              and normalize_answer(f.object) != normalize_answer(second.object)]
+    others = [
+        f
+        for f in by_relation.get(second.relation.casefold(), ())
+        if f.chunk_id not in own and f.src not in (first.src, second.src) and normalize_answer(f.object) != normalize_answer(second.object)
+    ]
     chunks = list(dict.fromkeys(f.chunk_id for f in rng.sample(others, min(len(others), 4 * DISTRACTORS))))
     return tuple(chunks[:DISTRACTORS])
 
 
-def comparison_candidates(facts: list[Edge], types: dict[str, str], about: dict[str, set[str]],
-                          rng: random.Random) -> Iterator[Candidate]:
+def comparison_candidates(facts: list[Edge], types: dict[str, str], about: dict[str, set[str]], rng: random.Random) -> Iterator[Candidate]:
     """Same relation, same subject type, same kind of value ("born in" a year, for two PERSONs)."""
     groups: dict[tuple[str, ...], list[Edge]] = defaultdict(list)
     for fact in _about_own_subject(facts, about):
@@ -134,7 +139,7 @@ def comparison_candidates(facts: list[Edge], types: dict[str, str], about: dict[
         rng.shuffle(group)
         group = group[:GROUP_SAMPLE]
         for i, a in enumerate(group):
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 if a.src != b.src and a.doc_id != b.doc_id:
                     answer = "" if key[2] == "number" else "yes" if normalize_answer(a.object) == normalize_answer(b.object) else "no"
                     by_answer[answer].append(Candidate(COMPARISON, (a, b), answer))
@@ -151,6 +156,8 @@ def _round_robin(pools: list[list[Candidate]]) -> Iterator[Candidate]:
 def candidates(store: GraphStore, seed: int) -> dict[str, Iterator[Candidate]]:
     facts, types = load_facts(store)
     about = store.title_chunks()
-    return {SINGLE: single_candidates(facts, random.Random(seed)),
-            BRIDGE: bridge_candidates(facts, about, random.Random(seed + 1)),
-            COMPARISON: comparison_candidates(facts, types, about, random.Random(seed + 2))}
+    return {
+        SINGLE: single_candidates(facts, random.Random(seed)),
+        BRIDGE: bridge_candidates(facts, about, random.Random(seed + 1)),
+        COMPARISON: comparison_candidates(facts, types, about, random.Random(seed + 2)),
+    }

@@ -43,8 +43,7 @@ def well_formed(question: str, answer: str, entities: tuple[str, str] = ("", "")
         return False
     named = f" {normalize_answer(question)} "
     if any(entities):  # a comparison names both sides ("Is X a film?" compares nothing)
-        return (normalize_answer(answer) in {*YES_NO, *(normalize_answer(e) for e in entities)}
-                and all(_names(named, e) for e in entities))
+        return normalize_answer(answer) in {*YES_NO, *(normalize_answer(e) for e in entities)} and all(_names(named, e) for e in entities)
     return all(f" {normalize_answer(name)} " not in named for name in (answer, bridge) if normalize_answer(name))
 
 

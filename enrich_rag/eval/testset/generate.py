@@ -65,18 +65,27 @@ class TestsetReport:
                     continue
                 dropped = self.rejected[kind][name]
                 if reaching or dropped:
-                    rows[name] = {"checked": reaching, "rejected": dropped,
-                                  "passed_share": round((reaching - dropped) / reaching, 3) if reaching else None}
+                    rows[name] = {
+                        "checked": reaching,
+                        "rejected": dropped,
+                        "passed_share": round((reaching - dropped) / reaching, 3) if reaching else None,
+                    }
                 reaching -= dropped
             out[kind] = rows
         return out
 
     def to_json(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         total = sum(self.kept.values())
-        return {"requested": self.requested, "moved_to_comparison": self.moved, "tried": dict(self.tried),
-                "kept": dict(self.kept), "total": total,
-                "multi_hop_share": round((self.kept[BRIDGE] + self.kept[COMPARISON]) / total, 3) if total else 0.0,
-                "filters": self.survival(), "examples": examples}
+        return {
+            "requested": self.requested,
+            "moved_to_comparison": self.moved,
+            "tried": dict(self.tried),
+            "kept": dict(self.kept),
+            "total": total,
+            "multi_hop_share": round((self.kept[BRIDGE] + self.kept[COMPARISON]) / total, 3) if total else 0.0,
+            "filters": self.survival(),
+            "examples": examples,
+        }
 
 
 def quotas(n: int, multi_hop: float, comparison: float) -> dict[str, int]:
@@ -89,7 +98,7 @@ def _clean(text: str) -> str:
     text = text.strip().splitlines()[0].strip() if text.strip() else ""
     for prefix in ("Question:", "Q:"):
         if text.startswith(prefix):
-            text = text[len(prefix):].strip()
+            text = text[len(prefix) :].strip()
     return text.strip("\"'“” ")
 
 
@@ -139,7 +148,7 @@ def swap_in(question: str, name: str, phrase: str) -> str:
     head = question[:at]
     if re.match(_ARTICLES, phrase, re.IGNORECASE) and _ARTICLE_AT_END.search(head):
         head = _ARTICLE_AT_END.sub("", head)
-    composed = head + phrase + question[at + len(name):]
+    composed = head + phrase + question[at + len(name) :]
     return composed[:1].upper() + composed[1:]
 
 
@@ -148,11 +157,26 @@ def item_id(candidate: Candidate) -> str:
 
 
 def _row(candidate: Candidate, question: str, answer: str, persona: str) -> dict[str, Any]:
-    return {"id": item_id(candidate), "question": question, "answers": [answer], "type": candidate.kind,
-            "gold_doc_ids": list(candidate.doc_ids), "gold_chunk_ids": list(candidate.chunk_ids),
-            "facts": [{"subject": f.subject, "relation": f.relation, "object": f.object, "evidence": f.evidence,
-                       "chunk_id": f.chunk_id, "doc_id": f.doc_id} for f in candidate.facts],
-            "persona": persona}
+    return {
+        "id": item_id(candidate),
+        "question": question,
+        "answers": [answer],
+        "type": candidate.kind,
+        "gold_doc_ids": list(candidate.doc_ids),
+        "gold_chunk_ids": list(candidate.chunk_ids),
+        "facts": [
+            {
+                "subject": f.subject,
+                "relation": f.relation,
+                "object": f.object,
+                "evidence": f.evidence,
+                "chunk_id": f.chunk_id,
+                "doc_id": f.doc_id,
+            }
+            for f in candidate.facts
+        ],
+        "persona": persona,
+    }
 
 
 class Generator:
@@ -190,8 +214,10 @@ class Generator:
             # A comparison's two facts are about two entities in two passages by construction; one
             # passage alone leaves a coin toss, which this greedy check cannot tell from knowing.
             (filters.NEEDS_BOTH, lambda: candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, texts, distractors)),
-            (filters.NOT_TRIVIA, lambda: filters.not_trivia(self.llm, question, answer, self.reader_tokens,
-                                                            binary=candidate.kind == COMPARISON)),
+            (
+                filters.NOT_TRIVIA,
+                lambda: filters.not_trivia(self.llm, question, answer, self.reader_tokens, binary=candidate.kind == COMPARISON),
+            ),
         )
         for name, check in checks:
             if not check():
@@ -200,8 +226,9 @@ class Generator:
         return _row(candidate, question, answer, persona), ""
 
 
-def generate_testset(config: Config, llm: LLM, out: Path | None = None, n: int | None = None,
-                     multi_hop: float | None = None, progress: bool = True) -> tuple[Path, dict[str, Any]]:
+def generate_testset(
+    config: Config, llm: LLM, out: Path | None = None, n: int | None = None, multi_hop: float | None = None, progress: bool = True
+) -> tuple[Path, dict[str, Any]]:
     settings = config.testset
     n = settings.n if n is None else n
     multi_hop = settings.multi_hop if multi_hop is None else multi_hop
@@ -261,8 +288,13 @@ def progress_path(out: Path) -> Path:
 
 def _settings_key(config: Config, n: int, multi_hop: float) -> str:
     """What the draw and the questions depend on: a rerun with other settings starts over."""
-    data = {"testset": dataclasses.asdict(config.testset), "n": n, "multi_hop": multi_hop,
-            "llm": [config.llm.backend, config.llm.model, config.llm.max_new_tokens], "graph": str(config.paths.graph)}
+    data = {
+        "testset": dataclasses.asdict(config.testset),
+        "n": n,
+        "multi_hop": multi_hop,
+        "llm": [config.llm.backend, config.llm.model, config.llm.max_new_tokens],
+        "graph": str(config.paths.graph),
+    }
     return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
@@ -278,5 +310,6 @@ def _load_progress(path: Path, key: str) -> dict[str, Any]:
 
 def _save_progress(path: Path, key: str, rows: list[dict[str, Any]], seen: set[tuple[str, ...]], report: TestsetReport) -> None:
     with atomic_file(path) as tmp:
-        tmp.write_text(json.dumps({"key": key, "rows": rows, "seen": sorted(seen), "report": report.state()},
-                                  ensure_ascii=False), encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"key": key, "rows": rows, "seen": sorted(seen), "report": report.state()}, ensure_ascii=False), encoding="utf-8"
+        )
