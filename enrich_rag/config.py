@@ -242,6 +242,17 @@ class PathsConfig:
     dvc_root: str = "."  # the DVC repository that versions enrichment partitions
 
 
+def paths_under(data: Path | str, dvc_root: Path | str | None = None) -> dict[str, str]:
+    """The `paths` section for a build in another data folder (a workspace, a sandbox, a test), laid
+    out as the defaults lay out `data/`."""
+    defaults = PathsConfig()
+    paths = {"root": str(data)} | {
+        name: str(Path(data) / Path(getattr(defaults, name)).relative_to(defaults.root))
+        for name in ("chunks", "corpus_index", "graph", "graph_index", "build_summary")
+    }
+    return paths | ({"dvc_root": str(dvc_root)} if dvc_root is not None else {})
+
+
 def is_uri(path: Path | str) -> bool:
     """An object-store path (`s3://…`, `file://…`), read through pyarrow's filesystems (storage/uris.py)."""
     return "://" in str(path)

@@ -30,6 +30,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -38,6 +39,7 @@ from rich.table import Table
 from enrich_rag.bench.sandbox import build_sandbox, sandbox_params, sandbox_questions
 from enrich_rag.config import load_config
 from enrich_rag.serve.settings import WEB_MAXIMA
+from enrich_rag.storage.atomic import atomic_file
 
 HOST = "127.0.0.1"
 
@@ -207,7 +209,11 @@ def main() -> None:
     args = parser.parse_args()
     console = Console(stderr=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    runs, maxima, probe, soak, baseline = [], {}, {}, [], {}
+    runs: list[dict[str, Any]] = []
+    soak: list[dict[str, Any]] = []
+    maxima: dict[str, Any] = {}
+    probe: dict[str, Any] = {}
+    baseline: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         params = sandbox_params(
             Path(tmp), args.passages, seed_share=0.5, llm={"model": args.model}, agent={"enrich_chunks": 2, "expansion": "llm"}
@@ -239,12 +245,23 @@ def main() -> None:
             if args.maxima:
                 maxima = _maxima(client, questions, 5, client_timeout)
                 console.print(f"at the page's maxima: {maxima}")
+
+            def save() -> None:
+                """Written after every run and soak step, so a run cut short keeps what it measured."""
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+                result = {"clients": args.clients, "questions": args.questions, "model": args.model,
+                          "query_timeout_s": config.serve.query_timeout_s, "baseline": baseline, "runs": runs,
+                          "soak": soak, "maxima": maxima, "big_body": probe}  # fmt: skip
+                with atomic_file(args.out) as tmp:
+                    tmp.write_text(json.dumps(result, indent=2) + "\n")
+
             offset = 1
             if args.runs:
                 n = args.clients[0] * args.questions
                 baseline = _run(client, [(0, q) for q in questions[offset : offset + n]], 1, client_timeout, limit_s, server.pid)
                 offset += n
                 console.print(f"one client in turn: {baseline}")
+                save()
             for clients in args.clients:
                 for run in range(args.runs):
                     n = clients * args.questions
@@ -265,6 +282,7 @@ def main() -> None:
                     }
                     runs.append(result)
                     console.print(f"{clients} clients, run {run + 1}: {result}")
+                    save()
             if args.soak:
                 rss = RssSampler(server.pid)
                 for i in range(args.soak):
@@ -272,7 +290,9 @@ def main() -> None:
                     if (i + 1) % 50 == 0:
                         soak.append({"questions": i + 1, "rss_mb": round(_rss_mb(server.pid), 1)})
                         console.print(f"soak: {soak[-1]}")
+                        save()
                 soak.append({"peak_rss_mb": rss.stop()["rss_peak_mb"]})
+                save()
         finally:
             server.terminate()
             server.wait(timeout=60)
@@ -312,24 +332,7 @@ def main() -> None:
         )
     if runs or baseline:
         Console().print(table)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(
-        json.dumps(
-            {
-                "clients": args.clients,
-                "questions": args.questions,
-                "model": args.model,
-                "query_timeout_s": config.serve.query_timeout_s,
-                "baseline": baseline,
-                "runs": runs,
-                "soak": soak,
-                "maxima": maxima,
-                "big_body": probe,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    save()
 
 
 if __name__ == "__main__":

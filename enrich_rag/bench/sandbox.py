@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from enrich_rag.config import load_config
+from enrich_rag.config import load_config, paths_under
 
 PROJECT = Path(__file__).resolve().parents[2]
 BUNDLED = PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
@@ -31,16 +31,7 @@ def sandbox_params(root: Path, passages: int, seed_share: float, **sections: dic
     base["corpus"].update(source=str(source), format="jsonl")
     base["extraction"].update(seed_share=seed_share)
     base["agent"].update(expansion="template", enrich_chunks=3)
-    data = root / "data"
-    base["paths"] = {
-        "root": str(data),
-        "chunks": str(data / "chunks.parquet"),
-        "corpus_index": str(data / "corpus_index"),
-        "graph": str(data / "graph"),
-        "graph_index": str(data / "graph_index"),
-        "build_summary": str(data / "summary.json"),
-        "dvc_root": str(root),
-    }
+    base["paths"] = paths_under(root / "data", dvc_root=root)
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     params = root / "params.yaml"

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from enrich_rag.config import load_config
+from enrich_rag.config import load_config, paths_under
 from enrich_rag.errors import InputDataError
 from enrich_rag.stages.pipeline import ensure_built
 from enrich_rag.storage.atomic import atomic_file
@@ -28,19 +28,7 @@ def default_workspace(folder: Path | str) -> Path:
 
 
 def folder_overlay(folder: Path, workspace: Path) -> dict[str, Any]:
-    data = workspace / "data"
-    return {
-        "corpus": {"source": str(folder), "format": "folder"},
-        "paths": {
-            "root": str(data),
-            "chunks": str(data / "corpus/chunks.parquet"),
-            "corpus_index": str(data / "indexes/corpus"),
-            "graph": str(data / "graph"),
-            "graph_index": str(data / "indexes/graph"),
-            "build_summary": str(data / "build_summary.json"),
-            "dvc_root": str(workspace),
-        },
-    }
+    return {"corpus": {"source": str(folder), "format": "folder"}, "paths": paths_under(workspace / "data", dvc_root=workspace)}
 
 
 def build_folder(folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", force: bool = False) -> Path:

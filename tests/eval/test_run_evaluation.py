@@ -6,6 +6,7 @@ import json
 import pytest
 import yaml
 
+from enrich_rag.config import paths_under
 from enrich_rag.eval import runner
 from tests.conftest import PROJECT_ROOT
 
@@ -23,14 +24,7 @@ def overlay(tmp_path):
         "extraction": {"seed_share": 0.5},
         "agent": {"max_enrich_rounds": 1},
         "llm": {"backend": "llamacpp", "model": "gemma-270m"},  # the small model on the default runtime
-        "paths": {
-            "root": str(data),
-            "chunks": str(data / "chunks.parquet"),
-            "corpus_index": str(data / "corpus_index"),
-            "graph": str(data / "graph"),
-            "graph_index": str(data / "graph_index"),
-            "build_summary": str(data / "summary.json"),
-        },
+        "paths": paths_under(data),
         "eval": {
             "dataset": "five",
             "questions": str(questions),

@@ -2,11 +2,13 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from enrich_rag.config import paths_under
 from enrich_rag.eval import runner
 from enrich_rag.stages.build_keys import read_stamp, staleness
 from tests.conftest import PROJECT_ROOT
@@ -17,14 +19,7 @@ def _overlay(tmp_path, **changes):
     """configs/hotpotqa.yaml on 3 questions, built under tmp_path."""
     data = yaml.safe_load((PROJECT_ROOT / "configs/hotpotqa.yaml").read_text())
     root = tmp_path / "data"
-    data["paths"] = {
-        "root": str(root),
-        "chunks": str(root / "chunks.parquet"),
-        "corpus_index": str(root / "corpus_index"),
-        "graph": str(root / "graph"),
-        "graph_index": str(root / "graph_index"),
-        "build_summary": str(root / "summary.json"),
-    }
+    data["paths"] = paths_under(root)
     data["corpus"]["source"] = str(root / "corpus.jsonl")
     data["eval"].update(sample=3, output=str(tmp_path / "results"))
     data["extraction"].update(changes)
@@ -43,7 +38,7 @@ def test_a_changed_seed_share_rebuilds_the_graph_not_the_corpus_index(tmp_path, 
     runner.ensure_built(config, ev)
     before = {s: read_stamp(config, s)["key"] for s in ("prepare", "chunks", "corpus_index", "seed_graph", "graph_index")}
     edges_before, run_before = _seed_edges(config), runner.fingerprint(config, ev)
-    index_mtime = (tmp_path / "data/corpus_index").stat().st_mtime_ns
+    index_mtime = Path(config.paths.corpus_index).stat().st_mtime_ns
     capsys.readouterr()
     runner.ensure_built(config, ev)  # nothing changed: nothing rebuilt
     assert "building" not in capsys.readouterr().err
@@ -58,7 +53,7 @@ def test_a_changed_seed_share_rebuilds_the_graph_not_the_corpus_index(tmp_path, 
     assert "build_corpus_index" not in err and "prepare_corpus" not in err
     after = {s: read_stamp(config, s)["key"] for s in before}
     assert [s for s in before if before[s] != after[s]] == ["seed_graph", "graph_index"]
-    assert (tmp_path / "data/corpus_index").stat().st_mtime_ns == index_mtime
+    assert Path(config.paths.corpus_index).stat().st_mtime_ns == index_mtime
     assert _seed_edges(config) > edges_before  # every chunk extracted now, not half
     assert runner.fingerprint(config, ev) != run_before  # a run on the new graph never resumes the old one's answers
 
