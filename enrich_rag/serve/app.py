@@ -211,10 +211,9 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
         try:
             ticket = admission.submit(lambda t: answer(request, allow_enrich, t), limit_s)
         except Busy as busy:
+            retry = max(1, math.ceil(busy.retry_after_s))  # the header takes whole seconds
             return JSONResponse(
-                {"error": f"busy: {busy}; retry in {math.ceil(busy.retry_after_s)} s", "retry_after_s": math.ceil(busy.retry_after_s)},
-                status_code=503,
-                headers={"Retry-After": str(math.ceil(busy.retry_after_s))},
+                {"error": f"busy: {busy}; retry in {retry} s", "retry_after_s": retry}, status_code=503, headers={"Retry-After": str(retry)}
             )
         job = asyncio.wrap_future(ticket.future)
         job.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
