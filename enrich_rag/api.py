@@ -68,7 +68,7 @@ class EnrichRAG:
 
     @classmethod
     def from_folder(cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml") -> EnrichRAG:
-        """Build (or reuse) a workspace for a folder of .txt, .md and .jsonl files, and open it."""
+        """Build (or reuse) a workspace for a folder of .txt, .md, .jsonl and .pdf files, and open it."""
         from enrich_rag.stages.folder import build_folder
 
         overlay = build_folder(folder, workspace, params)

@@ -30,7 +30,7 @@ def choice(default: str, *choices: str, open_ended: str = "") -> Any:
 class CorpusConfig:
     source: str = "data/benchmarks/hotpotqa_distractor/dev.jsonl"
     # benchmark: normalised QA JSONL (corpus = union of question contexts); jsonl: {id,title,text}
-    # rows; folder: a directory of .txt, .md and .jsonl files.
+    # rows; folder: a directory of .txt, .md, .jsonl and .pdf files (pdf: the `pdf` extra).
     format: str = choice("benchmark", "jsonl", "folder")
     chunk_size: int = bounded(800, ge=50, le=100_000)
     max_passages: int = bounded(0, ge=0)  # 0 = all

@@ -54,7 +54,7 @@ def _emit(data, as_json: bool, table: Table | None = None) -> None:
 
 @app.command()
 def build(
-    folder: Annotated[Path | None, typer.Argument(help="a folder of .txt, .md and .jsonl files: a corpus of its own")] = None,
+    folder: Annotated[Path | None, typer.Argument(help="a folder of .txt, .md, .jsonl and .pdf files: a corpus of its own")] = None,
     params: ParamsOption = Path("params.yaml"),
     workspace: Path | None = typer.Option(None, "--workspace", help="where its build goes (default: workspaces/<folder name>)"),
     force: bool = typer.Option(False, help="re-run every stage"),

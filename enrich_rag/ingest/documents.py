@@ -133,17 +133,44 @@ def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]
     return title, tuple(sections)
 
 
+def read_pdf_document(path: Path, doc_id: str) -> Document | None:
+    """A PDF's text layer, a section per page (pypdf, the `pdf` extra); None when it has no text
+    (a scan: OCR is out of scope, so it is skipped like an empty file)."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:
+        raise InputDataError(f"{path}: reading PDF files needs the pdf extra (pip install 'enrich-rag[pdf]')") from exc
+    try:
+        reader = PdfReader(path)
+        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+        meta_title = (reader.metadata.title if reader.metadata else None) or ""
+    except (PyPdfError, ValueError, KeyError) as exc:
+        raise InputDataError(f"{path}: not a readable PDF ({exc})") from exc
+    sections = tuple(Section(f"page {n}", text) for n, text in enumerate(pages, start=1) if text)
+    if not sections:
+        return None
+    return Document(doc_id, str(meta_title).strip() or path.stem, sections, str(path))
+
+
+FOLDER_SUFFIXES = (".txt", ".md", ".jsonl", ".pdf")
+
+
 def read_folder_documents(folder: Path) -> list[Document]:
-    """Every .txt and .md file is a document (ids: paths in the folder); a .jsonl file holds
+    """Every .txt, .md and .pdf file is a document (ids: paths in the folder); a .jsonl file holds
     {id, title, text} rows, each a document (ids: `<path>#<id>`)."""
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md", ".jsonl"} and p.is_file())
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES and p.is_file())
     if not files:
-        raise InputDataError(f"{folder}: no .txt, .md or .jsonl files found")
+        raise InputDataError(f"{folder}: no {', '.join(FOLDER_SUFFIXES)} files found")
     docs = []
     for path in files:
+        rel = path.relative_to(folder).as_posix()
         if path.suffix.lower() == ".jsonl":
-            rel = path.relative_to(folder).as_posix()
             docs += [Document(f"{rel}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
+            continue
+        if path.suffix.lower() == ".pdf":
+            pdf = read_pdf_document(path, rel)
+            docs += [pdf] if pdf else []
             continue
         try:
             text = path.read_bytes().decode("utf-8")
@@ -151,7 +178,6 @@ def read_folder_documents(folder: Path) -> list[Document]:
             raise InputDataError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
         if not text.strip():
             continue
-        rel = path.relative_to(folder).as_posix()
         if path.suffix.lower() == ".md":
             heading_title, sections = split_markdown_sections(text)
             title = heading_title or path.stem

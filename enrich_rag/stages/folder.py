@@ -1,4 +1,4 @@
-"""Your own documents in one step: a folder of .txt, .md and .jsonl becomes a workspace of its own.
+"""Your own documents in one step: a folder of .txt, .md, .jsonl and .pdf becomes a workspace of its own.
 
 The workspace (default `workspaces/<folder name>`) holds a config overlay for that corpus
 (`config.yaml`: the folder as `corpus.source`, every path under the workspace), its build and its own
@@ -35,7 +35,7 @@ def build_folder(folder: Path | str, workspace: Path | str | None = None, params
     """Write the workspace's overlay, build what is missing or stale, and return the overlay's path."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
-        raise InputDataError(f"{folder}: not a folder (give a folder of .txt, .md or .jsonl files)")
+        raise InputDataError(f"{folder}: not a folder (give a folder of .txt, .md, .jsonl or .pdf files)")
     workspace = Path(workspace or default_workspace(folder)).resolve()
     overlay = workspace / OVERLAY
     with atomic_file(overlay) as tmp:

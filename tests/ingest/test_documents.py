@@ -77,3 +77,46 @@ def test_unknown_format_and_missing_source_are_one_line_errors(tmp_path):
     (tmp_path / "x.jsonl").write_text("")
     with pytest.raises(InputDataError, match="unknown corpus format 'csv'"):
         read_corpus(tmp_path / "x.jsonl", "csv")
+
+
+def _pdf_with_pages(pages: list[str], title: str) -> bytes:
+    """A minimal PDF (Helvetica text, one line a page), written by hand so the test needs no PDF writer."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
+    kids = []
+    for text in pages:
+        stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream.decode()}\nendstream")
+        page = f"/Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {len(objects)} 0 R"
+        objects.append(f"<< {page} /Resources << /Font << /F1 FONT 0 R >> >> >>")
+        kids.append(f"{len(objects)} 0 R")
+    objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    objects.append(f"<< /Title ({title}) >>")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
+    objects = [o.replace("FONT", str(len(objects) - 1)) for o in objects]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info {len(objects)} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def test_folder_pdf_is_a_document_with_a_section_per_page(tmp_path):
+    pytest.importorskip("pypdf")  # the pdf extra (installed by scripts/run.sh)
+    (tmp_path / "docs").mkdir()
+    pages = ["Ada Lovelace wrote the first program.", "She was born in London."]
+    (tmp_path / "docs/report.pdf").write_bytes(_pdf_with_pages(pages, "Annual Report"))
+    (tmp_path / "docs/blank.pdf").write_bytes(_pdf_with_pages([""], "Scan"))
+    docs = {d.doc_id: d for d in read_folder_documents(tmp_path / "docs")}
+    assert list(docs) == ["report.pdf"]  # a PDF without a text layer is skipped like an empty file
+    assert docs["report.pdf"].title == "Annual Report"
+    assert [(s.heading, s.text) for s in docs["report.pdf"].sections] == [
+        ("page 1", "Ada Lovelace wrote the first program."),
+        ("page 2", "She was born in London."),
+    ]
+    (tmp_path / "docs/broken.pdf").write_bytes(b"%PDF-1.4\nnot really a pdf")
+    with pytest.raises(InputDataError, match=r"broken.pdf: not a readable PDF"):
+        read_folder_documents(tmp_path / "docs")
