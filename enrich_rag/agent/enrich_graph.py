@@ -15,7 +15,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from enrich_rag.extract.assemble import graph_tables
@@ -43,9 +43,15 @@ class EnrichResult:
     partition: str | None = None
     nodes: int = 0
     edges: int = 0
+    links: int = 0
     indexed: int = 0
     dvc: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def grew(self) -> bool:
+        """The graph gained rows (a partition may only record chunks read that held nothing)."""
+        return bool(self.partition and (self.nodes or self.edges or self.links))
 
     def record(self) -> dict[str, Any]:
         out = {
@@ -56,11 +62,12 @@ class EnrichResult:
             "partition": self.partition,
             "nodes": self.nodes,
             "edges": self.edges,
+            "links": self.links,
             "indexed": self.indexed,
             "dvc": self.dvc,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
-        if not self.partition:
+        if not self.grew:
             out["reason"] = "nothing new in the chunks read" if self.new_chunks else "no uncovered chunks found"
         return out
 
@@ -143,13 +150,15 @@ def enrich_graph(
     t0 = time.perf_counter()
     extraction = extractor().extract(sorted(new, key=lambda p: p.id))
     tables = graph_tables(extraction)
+    if deep:  # the chunks count as read even when they held nothing, so no later question reads them again
+        tables = replace(tables, reads={deep: result.new_chunks})
     timings["extraction"] = time.perf_counter() - t0
 
     commit = writer.commit(tables)
     if commit is None:
         result.seconds = timings  # the chunks held nothing the graph lacks: no partition, no DVC record
         return result
-    result.partition, result.nodes, result.edges = commit.partition, commit.nodes, commit.edges
+    result.partition, result.nodes, result.edges, result.links = commit.partition, commit.nodes, commit.edges, commit.links
     result.indexed, result.dvc = commit.indexed, commit.dvc
     result.seconds = timings | commit.seconds
     return result

@@ -185,7 +185,7 @@ class Agent:
             decision = self._decide(found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
-            if decision != ENRICH or not self._enrich(question, found, trace).partition:
+            if decision != ENRICH or not self._enrich(question, found, trace).grew:
                 break
         trace.seconds = round(time.perf_counter() - start, 4)
         sure = best.perplexity < self.ppl_threshold

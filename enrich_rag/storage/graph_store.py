@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
-from enrich_rag.storage.partitions import PART_FILE, TABLES, GraphTables, committed_partitions, partition_dir
+from enrich_rag.storage.partitions import PART_FILE, TABLES, GraphTables, committed_partitions, partition_dir, partition_reads
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,7 @@ class GraphStore:
         for target, schema in (("raw_nodes", NODES), ("edges", EDGES), ("links", LINKS)):
             columns = ", ".join(f"{f.name} {_DUCKDB_TYPES[str(f.type)]}" for f in schema)
             self._con.execute(f"CREATE TABLE IF NOT EXISTS {target} ({columns}, partition VARCHAR)")
+        self._con.execute("CREATE TABLE IF NOT EXISTS reads (chunk_id VARCHAR, extractor VARCHAR, partition VARCHAR)")
 
     def _load(self, partition: str, signature: tuple) -> None:
         """Insert one partition's rows, all or none; an unreadable partition is quarantined."""
@@ -109,9 +110,13 @@ class GraphStore:
             for table, target in (("nodes", "raw_nodes"), ("edges", "edges"), ("links", "links")):
                 path = str(partition_dir(self.root, table, partition) / PART_FILE)
                 con.execute(f"INSERT INTO {target} SELECT *, ? FROM read_parquet(?, hive_partitioning = false)", [partition, path])
+            reads = partition_reads(partition_dir(self.root, "nodes", partition) / PART_FILE)
+            rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
+            if rows:
+                con.executemany("INSERT INTO reads VALUES (?, ?, ?)", rows)
             con.execute("COMMIT")
             self.damaged.pop(partition, None)
-        except (duckdb.Error, StorageError) as exc:
+        except (duckdb.Error, StorageError, OSError, ValueError) as exc:
             if not missing:
                 con.execute("ROLLBACK")
             reason = str(exc).splitlines()[0]
@@ -131,7 +136,7 @@ class GraphStore:
         con = self._con
         self._create_tables()
         for partition in [p for p in self._loaded if wanted.get(p) != self._loaded[p]]:
-            for target in ("raw_nodes", "edges", "links"):
+            for target in ("raw_nodes", "edges", "links", "reads"):
                 con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
             self.damaged.pop(partition, None)
         for partition in [p for p in partitions if self._loaded.get(p) != wanted[p]]:
@@ -230,11 +235,15 @@ class GraphStore:
         return {r["chunk_id"] for r in rows}
 
     def chunks_read_by(self, chunk_ids: list[str], extractor: str) -> set[str]:
-        """Which of these chunks this extractor has read: they hold facts it wrote (deep extraction)."""
+        """Which of these chunks this extractor has read (deep extraction): a partition records it as
+        read, or, in graphs written before partitions recorded their reads, holds facts it wrote there."""
         if not chunk_ids:
             return set()
         rows = self._query(
-            "SELECT DISTINCT chunk_id FROM edges WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))",
+            """
+            SELECT chunk_id FROM edges WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))
+            UNION SELECT chunk_id FROM reads WHERE extractor = $2 AND chunk_id IN (SELECT unnest($1::VARCHAR[]))
+            """,
             [list(chunk_ids), extractor],
         )
         return {r["chunk_id"] for r in rows}
@@ -287,7 +296,8 @@ class GraphStore:
 
     def only_new(self, tables: GraphTables) -> GraphTables:
         """The rows of `tables` the graph does not hold yet (nodes and edges by id, links by node and
-        chunk): what an enrichment adds. Nothing new means no partition, so re-reading a chunk is idempotent."""
+        chunk, reads by chunks not yet read): what an enrichment adds. Nothing new means no partition, so
+        re-reading a chunk is idempotent."""
         known_nodes = {r["id"] for r in self.nodes_by_ids(tables.nodes.column("id").to_pylist())}
         known_edges = {r["id"] for r in self.edges_by_ids(tables.edges.column("id").to_pylist())}
         known_links = {(r["node"], r["chunk_id"]) for r in self.links(chunk_ids=tables.links.column("chunk_id").to_pylist())}
@@ -303,6 +313,7 @@ class GraphStore:
                     pa.bool_(),
                 )
             ),
+            {e: unread for e, chunks in tables.reads.items() if (unread := sorted(set(chunks) - self.chunks_read_by(chunks, e)))},
         )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:

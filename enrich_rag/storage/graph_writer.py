@@ -138,17 +138,17 @@ class GraphWriter:
 
     def commit(self, tables: GraphTables) -> Commit | None:
         """Write a new enrichment partition with what of `tables` the graph lacks, index it, record both
-        with DVC; None when nothing is new. The filter runs under the lock: two writers that read the
+        with DVC; None when nothing is new (no row, no chunk newly read). The filter runs under the lock: two writers that read the
         same chunk at once commit its facts once, so no index row is ever claimed by two partitions."""
         self.require_dvc()
         with self.lock:
             self._sync_index()
             tables = self.store.only_new(tables)
-            if not any(t.num_rows for t in (tables.nodes, tables.edges, tables.links)):
+            if not tables.rows and not tables.reads:
                 return None
             t0 = time.perf_counter()
             partition = self.new_partition_id()
-            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links)
+            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads)
             result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
             self.after_partition_write(partition)

@@ -9,10 +9,11 @@ same protocol with one object per folder (storage/uris.py).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,15 +30,29 @@ _WRITE_ORDER = ("edges", "links", "nodes")
 # Edges are sorted by source id and cut into small row groups so that min/max statistics let
 # DuckDB skip most of the file for a 1-hop lookup.
 EDGE_ROW_GROUP = 16_384
+# Key of the nodes file's Parquet metadata that lists the chunks a deep extractor read for this
+# partition, facts or none: a chunk that held nothing is not read again by the next question.
+READS_KEY = b"enrich_rag.reads"
 
 
 @dataclass(frozen=True)
 class GraphTables:
-    """What one partition holds."""
+    """What one partition holds; `reads`: extractor -> the chunks it read (deep extraction)."""
 
     nodes: pa.Table
     edges: pa.Table
     links: pa.Table
+    reads: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        return self.nodes.num_rows + self.edges.num_rows + self.links.num_rows
+
+
+def partition_reads(nodes_file: Path | str) -> dict[str, list[str]]:
+    """The `reads` a partition's nodes file carries (its footer only is read)."""
+    metadata = pq.read_schema(nodes_file).metadata or {}
+    return json.loads(metadata[READS_KEY]) if READS_KEY in metadata else {}
 
 
 def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
@@ -65,9 +80,19 @@ def committed_partitions(graph_root: Path | str) -> list[str]:
     return sorted(found, key=lambda pid: (pid != "seed", pid))
 
 
-def write_partition(graph_root: Path | str, partition: str, nodes: pa.Table, edges: pa.Table, links: pa.Table | None = None) -> None:
+def write_partition(
+    graph_root: Path | str,
+    partition: str,
+    nodes: pa.Table,
+    edges: pa.Table,
+    links: pa.Table | None = None,
+    reads: dict[str, list[str]] | None = None,
+) -> None:
+    nodes = nodes.cast(NODES).sort_by("id")
+    if reads:
+        nodes = nodes.replace_schema_metadata({READS_KEY: json.dumps({k: sorted(v) for k, v in reads.items()})})
     tables = {
-        "nodes": (nodes.cast(NODES).sort_by("id"), None),
+        "nodes": (nodes, None),
         "edges": (edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")]), EDGE_ROW_GROUP),
         "links": ((links if links is not None else LINKS.empty_table()).cast(LINKS).sort_by("node"), EDGE_ROW_GROUP),
     }

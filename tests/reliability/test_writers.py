@@ -157,3 +157,44 @@ def test_two_writers_that_read_the_same_chunk_commit_its_facts_once(gap_config, 
     assert second.writer.commit(tables) is None  # filtered under the lock against what the first committed
     assert committed_partitions(Path(gap_config.paths.graph)) == ["seed", commit.partition]
     assert Resources(gap_config).writer.verify() == []
+
+
+def test_a_deep_read_that_found_nothing_is_recorded_so_no_later_question_reads_it_again(gap_config):
+    from enrich_rag.agent.enrich_graph import enrich_graph
+    from enrich_rag.extract.base import Extraction
+    from enrich_rag.storage.passages import read_passages
+
+    resources = Resources(gap_config)
+    nolan = [p for p in read_passages(gap_config.paths.chunks) if p.doc_id == "nolan"][:1]
+    read: list[list[str]] = []
+
+    class FindsNothing:  # stands in for the LLM extractor on a chunk that states no fact (its parsing is tested with a real model)
+        def extract(self, chunks):
+            read.append([c.id for c in chunks])
+            return Extraction()
+
+    def enrich(store):
+        return enrich_graph(
+            QUESTION,
+            [],
+            corpus=resources.retrieval().corpus,
+            store=store,
+            extractor=FindsNothing,
+            writer=resources.writer,
+            llm=None,
+            limit_chunks=1,
+            candidates=nolan,
+            deep="llm",
+            targets="ranked",
+        )
+
+    first = enrich(resources.store)
+    assert read[0] == [nolan[0].id] and first.partition and not first.grew
+    assert first.record()["reason"] == "nothing new in the chunks read"
+    fresh = Resources(gap_config)  # another process sees the mark through the partition's file
+    assert fresh.store.chunks_read_by([nolan[0].id], "llm") == {nolan[0].id}
+    second = enrich(fresh.store)
+    assert nolan[0].id not in second.new_chunks  # not read again: the expansion query's hits are next
+    assert fresh.writer.verify() == []
+    resources.writer.rollback(first.partition)
+    assert Resources(gap_config).store.chunks_read_by([nolan[0].id], "llm") == set()  # the rollback undoes the mark
