@@ -6,7 +6,8 @@ a relevant fact even when its end nodes are unremarkable. `pcst_fast` (from `pcs
 with one tree and GW pruning, unrooted (root -1) or grown from a given root (the question). When the
 tree exceeds its budget (nodes, edges, and `max_counted` of the `counted` nodes: the passages a reader
 can afford), costs are raised and the problem re-solved, which keeps the answer a connected tree
-rather than a truncated one.
+rather than a truncated one; where that loses what the budget could hold, the smallest tree over
+budget is trimmed leaf by leaf instead.
 """
 
 from __future__ import annotations
@@ -65,8 +66,14 @@ def solve_pcst(
     if best is None:
         top = solve(2.0**MAX_SCALE_LOG2)
         best = top if within(top) else None
-        result = top
-    return best if best is not None else _trim(result, edges, node_prizes, edge_prizes, within, root)
+        result = top if best is None else result
+    # GW can drop a whole branch at once as costs rise (three equal passages under one entity: all of
+    # them or none), so the cheapest tree within budget may hold fewer passages than the budget, even
+    # none. The smallest tree over budget, trimmed leaf by leaf, then keeps more.
+    trimmed = _trim(result, edges, node_prizes, edge_prizes, within, root)
+    if best is None or len(counted_set.intersection(trimmed.nodes)) > len(counted_set.intersection(best.nodes)):
+        return trimmed
+    return best
 
 
 def _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, edge_costs, root: int = -1) -> PCSTResult:

@@ -114,6 +114,26 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, LOAD_COLUMNS, "run"),
             "",
         ]
+    if path.name.startswith("newcomer") and "steps" in data:
+        folder = data["folder"]
+        return [
+            f"### A newcomer's first hour (clone of {data['commit'][:7]}; own documents: {folder['files']} markdown files, "
+            f"{folder['words']:,} words)",
+            "",
+            f"From {where}: the README's two commands on a fresh clone, then `enrich-rag build` on "
+            f"{', '.join(f'`{f}`' for f in folder['folders'])}, `enrich-rag serve`, and questions through `enrich-rag query`.",
+            "",
+            *_table({s["step"]: s for s in data["steps"]}, ("seconds", "peak_rss_mb", "returncode"), "step"),
+            "",
+            "| question | answer | sure | cited documents | seconds |",
+            "|---|---|---|---|---|",
+            *[
+                f"| {a['question']} | {(a['answer'] or a.get('error') or '').replace('|', '/')} | {a['sufficient']} | "
+                f"{', '.join(dict.fromkeys(a['citations']))} | {a['seconds']} |"
+                for a in data["answers"]
+            ],
+            "",
+        ]
     scalars = {k: v for k, v in data.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
     shown = ", ".join(f"{k} {round(v, 3) if isinstance(v, float) else v}" for k, v in list(scalars.items())[:8])
     return [f"- {where}: {shown or 'nested tables (open the file)'}"]
@@ -126,9 +146,10 @@ def render(root: Path) -> str:
             lines += run_section(path, root)
     lines += ["## Benchmarks", ""]
     benches = sorted((root / "bench_results").glob("*.json"))
-    for path in [p for p in benches if p.name.startswith(("selection_", "load_test"))]:
+    shown_whole = ("selection_", "load_test", "newcomer")
+    for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
     lines += ["Other benchmark files (headline values; each file holds the rest):", ""]
-    for path in [p for p in benches if not p.name.startswith(("selection_", "load_test"))]:
+    for path in [p for p in benches if not p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
     return "\n".join(lines).rstrip() + "\n"

@@ -48,3 +48,13 @@ def test_a_passage_budget_is_a_connected_tree_from_the_root():
     assert set(both.nodes) == {0, 1, 2, 3, 4} and _is_tree(both.nodes, both.edges, edges)
     one = solve_pcst(5, edges, [0, 1, 2, 1, 2.5], [0] * 4, [0.05, 0.2, 0.05, 0.2], 24, 24, counted=[2, 4], max_counted=1, root=0)
     assert 0 in one.nodes and 4 in one.nodes and 2 not in one.nodes and _is_tree(one.nodes, one.edges, edges)
+
+
+def test_a_branch_that_drops_whole_as_costs_rise_is_trimmed_to_the_budget():
+    """Root 0 reaches entity 1, which links three equal passages: raising the costs drops all three at
+    once (never two), so the within-budget solve alone would hand the reader nothing."""
+    edges = [(0, 1), (1, 2), (1, 3), (1, 4)]
+    prizes = [0, 0, 1.0, 1.0, 1.0]
+    result = solve_pcst(5, edges, prizes, [0] * 4, [1.0, 0.1, 0.1, 0.1], 24, 24, counted=[2, 3, 4], max_counted=2, root=0)
+    assert len({2, 3, 4} & set(result.nodes)) == 2
+    assert {0, 1} <= set(result.nodes) and _is_tree(result.nodes, result.edges, edges)
