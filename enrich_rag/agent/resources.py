@@ -115,6 +115,13 @@ class Resources:
 
         return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
 
+    def warm(self, enrich: bool) -> None:
+        """Load now what a question will load: a server does this before it takes questions, so the
+        first one does not spend its time limit on loading models."""
+        loaded = [self.retrieval(), self.graph_index, self.nlp, self.llm]
+        if enrich:
+            loaded.append(self.extractor)
+
     def close(self) -> None:
         self.store.close()
         self.passages.close()

@@ -13,7 +13,12 @@ from enrich_rag.errors import EnrichRagError
 
 
 class QueryStopped(EnrichRagError):
-    """A question given up between two tools: over its time limit, or its client went away."""
+    """A question given up between two tools: over its time limit, or its client went away. Carries
+    the steps run so far (what they cost tells the server how to plan the next question)."""
+
+    def __init__(self, message: str, trace: Trace | None = None):
+        super().__init__(message)
+        self.trace = trace
 
 
 @dataclass
@@ -38,7 +43,7 @@ class Trace:
     def step(self, tool: str, **inputs: Any) -> Iterator[Step]:
         reason = self.should_stop() if self.should_stop else None
         if reason:
-            raise QueryStopped(f"stopped before {tool}: {reason}")
+            raise QueryStopped(f"stopped before {tool}: {reason}", self)
         step = Step(tool, inputs)
         start = time.perf_counter()
         try:
@@ -49,6 +54,14 @@ class Trace:
 
     def tools(self) -> list[str]:
         return [s.tool for s in self.steps]
+
+    def enrichment_seconds(self) -> float | None:
+        """What enriching cost this question: the first EnrichGraph and every step after it (the
+        retried round that reads it). None when the question never enriched."""
+        tools = self.tools()
+        if "EnrichGraph" not in tools:
+            return None
+        return round(sum(s.seconds for s in self.steps[tools.index("EnrichGraph") :]), 4)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "should_stop"}

@@ -443,6 +443,8 @@ def serve(
         application = create_app(cfg, host=host, allowed_hosts=tuple(allowed_host or ()))
     except EnrichRagError as exc:
         _fail(exc)
+    with console.status("loading the indexes and models (once, before the first question)"):
+        application.state.resources.warm(enrich=cfg.agent.allow_enrich)
     token_path = application.state.token_path
     url = f"http://{host if is_loopback(host) or host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}"
     console.print(f"EnrichRAG on {url}  (OpenAPI: /docs; health: /api/health)")

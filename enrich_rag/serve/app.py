@@ -191,11 +191,18 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
             return f"over the {limit_s:g} s time limit" if time.monotonic() > ticket.deadline else None
 
         def time_for_enrichment() -> bool:  # a round and the retry that reads it must fit in what is left
-            return ticket.deadline - time.monotonic() > serve.enrich_reserve_s
+            return ticket.deadline - time.monotonic() > max(serve.enrich_reserve_s, admission.enrichment_plan_s())
 
         previous = conversations.last(request.conversation_id)
         asked = resolve_followup(request.question, previous)
-        answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment)
+        try:
+            answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment)
+        except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
+            if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:
+                admission.record_enrichment(enriching)
+            raise
+        if (enriching := answer.trace.enrichment_seconds()) is not None:
+            admission.record_enrichment(enriching)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
         entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
         conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))
@@ -295,5 +302,6 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(BodyLimit, max_bytes=config.serve.max_body_bytes)
     app.state.admission, app.state.token_created, app.state.token_path = admission, token_created, token_path
+    app.state.resources = resources
     app.router.on_shutdown.append(admission.close)
     return app

@@ -148,3 +148,14 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     assert bad.exit_code == 1 and "no partition 'enrich-nope'" in bad.output
     empty = runner.invoke(app, ["query", "   ", "--params", str(params)])
     assert empty.exit_code == 1 and "question is empty" in empty.output
+
+
+def test_warm_loads_what_a_question_needs_and_the_extractor_only_for_enrichment(gap_config, embedded_llm, spacy_extractor):
+    reading = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    reading.warm(enrich=False)
+    assert {"corpus_index", "retrieval", "nlp", "llm"} <= set(reading._loaded) and "extractor" not in reading._loaded
+    assert reading.writer._index is not None  # the graph index is open too
+    enriching = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    enriching.warm(enrich=True)
+    assert "extractor" in enriching._loaded
+    reading.close(), enriching.close()

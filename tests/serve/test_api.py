@@ -235,3 +235,24 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
         assert health["queued"] == 1 and health["running"] == 1 and health["refused"] == 5 and health["rss_mb"] > 0
         release.set()
         running.future.result(timeout=10), waiting.future.result(timeout=10)
+
+
+def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
+    """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
+    that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""
+    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, resources, enrich_reserve_s=0, query_timeout_s=120) as client:
+        client = _authorised(client)
+        question = {"question": "Where was Christopher Nolan born?", "allow_enrich": True}
+        first = client.post("/api/query", json=question).json()
+        tools = [s["tool"] for s in first["trace"]["steps"]]
+        assert "EnrichGraph" in tools
+        planned = client.get("/api/health").json()["planned_enrichment_s"]
+        retry = tools.index("EnrichGraph")
+        assert planned == pytest.approx(sum(s["seconds"] for s in first["trace"]["steps"][retry:]), abs=0.01)
+        client.app.state.admission.record_enrichment(500.0)  # as if rounds here had taken minutes
+        client.app.state.admission.record_enrichment(500.0)
+        second = client.post("/api/query", json=question).json()
+        decide = [s["outputs"] for s in second["trace"]["steps"] if s["tool"] == "AnalyzeDecide"]
+        assert "EnrichGraph" not in [s["tool"] for s in second["trace"]["steps"]]
+        assert decide[0]["reason"] == "no time left to enrich within the request's limit"
