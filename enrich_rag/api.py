@@ -39,7 +39,12 @@ class Graph:
         return self._resources.writer.verify()
 
     def rollback(self, partition: str) -> dict[str, Any]:
+        """Remove an enrichment partition; for a compaction, restore the partitions it merged."""
         return self._resources.writer.rollback(partition)
+
+    def compact(self) -> dict[str, Any] | None:
+        """Merge the enrichment partitions into one (None: fewer than two)."""
+        return self._resources.writer.compact()
 
     def export(self, path: Path | str, upto: str | None = None) -> Path:
         """GraphML of the graph now, or of the version ending at partition `upto`."""

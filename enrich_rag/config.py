@@ -166,6 +166,15 @@ class ServeConfig:
 
 
 @dataclass(frozen=True)
+class StorageConfig:
+    """How the graph's partitions are kept as enrichments add them."""
+
+    # An enrichment that leaves more enrichment partitions than this merges them into one (`enrich-rag
+    # graph compact`); 0: only by hand. Each partition is three files and three DVC records.
+    compact_after: int = bounded(100, ge=0, le=1_000_000)
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     """Where the offline build's map steps (extraction, embedding) run; the output is the same."""
 
@@ -273,6 +282,7 @@ class Config:
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
     testset: TestsetConfig = field(default_factory=TestsetConfig)
     build: BuildConfig = field(default_factory=BuildConfig)
     ray: RayConfig = field(default_factory=RayConfig)
@@ -309,6 +319,7 @@ _SECTIONS = {
     "evidence": EvidenceConfig,
     "retrieval": RetrievalConfig,
     "serve": ServeConfig,
+    "storage": StorageConfig,
     "testset": TestsetConfig,
     "build": BuildConfig,
     "ray": RayConfig,

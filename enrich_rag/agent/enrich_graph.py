@@ -47,6 +47,7 @@ class EnrichResult:
     indexed: int = 0
     dvc: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    compacted_into: str | None = None  # the partition now holding it, when this commit set off a compaction
 
     @property
     def grew(self) -> bool:
@@ -66,7 +67,7 @@ class EnrichResult:
             "indexed": self.indexed,
             "dvc": self.dvc,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-        }
+        } | ({"compacted_into": self.compacted_into} if self.compacted_into else {})
         if not self.grew:
             out["reason"] = "nothing new in the chunks read" if self.new_chunks else "no uncovered chunks found"
         return out
@@ -159,6 +160,6 @@ def enrich_graph(
         result.seconds = timings  # the chunks held nothing the graph lacks: no partition, no DVC record
         return result
     result.partition, result.nodes, result.edges, result.links = commit.partition, commit.nodes, commit.edges, commit.links
-    result.indexed, result.dvc = commit.indexed, commit.dvc
+    result.indexed, result.dvc, result.compacted_into = commit.indexed, commit.dvc, commit.compacted
     result.seconds = timings | commit.seconds
     return result

@@ -41,6 +41,7 @@ class Resources:
             self.store,
             DvcRepo(config.paths.dvc_root),
             lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors),
+            config.storage.compact_after,
         )
 
     def _get(self, name: str, load: Callable[[], Any]) -> Any:

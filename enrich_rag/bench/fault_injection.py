@@ -7,7 +7,8 @@ delay spread over a measured run of the same write. The writes, `--kills` rounds
   - enrich:    one EnrichGraph (partition -> index -> DVC);
   - rollback:  the rollback of the newest enrichment partition (an unkilled enrichment first if none);
   - reconcile: the repair of an enrichment that crashed between its partition write and its index
-               upsert (made just before, by a worker that exits at that point).
+               upsert (made just before, by a worker that exits at that point);
+  - compact:   `graph compact` of the enrichment partitions (unkilled enrichments first, to have two).
 Then, as the next start would, it runs `reconcile` and checks that:
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
@@ -44,7 +45,7 @@ from enrich_rag.config import load_config
 
 def _worker(params: Path) -> None:
     """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
-    "reconcile", or "crash <topic>": an enrichment that dies between partition write and upsert)."""
+    "reconcile", "compact", or "crash <topic>": an enrichment that dies between partition write and upsert)."""
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
     from enrich_rag.storage.partitions import committed_partitions
@@ -61,6 +62,8 @@ def _worker(params: Path) -> None:
     done: str | bool | None
     if operation in ("enrich", "crash"):
         done = Agent(resources).enrich(topic, []).partition
+    elif operation == "compact":
+        done = (resources.writer.compact() or {}).get("partition")
     elif operation == "rollback":
         done = resources.writer.rollback([p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"][-1])["partition"]
     else:
@@ -108,7 +111,9 @@ def _enrichments(params: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=50, help="rounds per operation")
-    parser.add_argument("--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile"])
+    parser.add_argument(
+        "--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile", "compact"]
+    )
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--deep", choices=["llm", "spacy"], default=None, help="EnrichGraph's extractor (default: params.yaml's)")
@@ -160,6 +165,10 @@ def main() -> None:
                 if not _enrichments(params):
                     run(f"enrich {next(topics)}")
                 return "rollback"
+            if operation == "compact":
+                while len(_enrichments(params)) < 2:
+                    run(f"enrich {next(topics)}")
+                return "compact"
             run(f"crash {next(topics)}")  # a partition written, not indexed, not recorded
             return "reconcile"
 

@@ -277,15 +277,24 @@ def enrich(
 
 @graph_app.command("rollback")
 def graph_rollback(
-    partition: Annotated[str, typer.Argument(help="an enrich-* partition id")],
+    partition: Annotated[str, typer.Argument(help="an enrich-* partition id, or a compact-* one (restores what it merged)")],
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Remove an enrichment partition, its index entries and its DVC record."""
+    """Remove an enrichment partition, its index entries and its DVC record; a compaction is undone instead."""
     cfg = _config(params, config)
     result = _with_agent(cfg, lambda agent: agent.resources.writer.rollback(partition))
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
+
+
+@graph_app.command("compact")
+def graph_compact(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """Merge the enrichment partitions into one (same rows; `graph rollback` of it restores them)."""
+    cfg = _config(params, config)
+    result = _with_agent(cfg, lambda agent: agent.resources.writer.compact()) or {}
+    title = f"compacted into {result['partition']}" if result else "fewer than two enrichment partitions: nothing to compact"
+    _emit(result, as_json, _kv_table(title, result))
 
 
 @graph_app.command("repair")

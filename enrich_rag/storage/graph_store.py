@@ -2,9 +2,10 @@
 
 Parquet is the source of truth. Scanning it for a 1-hop query over 5M edges takes ~350 ms, so
 the store loads each committed partition once into in-memory DuckDB tables with ART indexes on
-node and edge ids (~10 ms a query after that). Before every query it compares the committed
-partitions with what it loaded: a new partition is inserted, a removed one deleted, a rewritten one
-reloaded, so a store opened before an enrichment sees it. All values reach SQL as bound parameters.
+node and edge ids (~10 ms a query after that). Before every query it checks the graph's version stamp
+(two stat calls); when it moved, it compares the committed partitions with what it loaded: a new
+partition is inserted, a removed one deleted, a rewritten one reloaded, so a store opened before an
+enrichment sees it. All values reach SQL as bound parameters.
 
 A partition whose files cannot be read (truncated, missing a table) is quarantined: skipped with one
 warning naming it and the repair command, so one damaged enrichment never stops every command.
@@ -23,7 +24,15 @@ import pyarrow as pa
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.ids import node_id, normalize_name
-from enrich_rag.storage.partitions import PART_FILE, TABLES, GraphTables, committed_partitions, partition_dir, partition_reads
+from enrich_rag.storage.partitions import (
+    PART_FILE,
+    TABLES,
+    GraphTables,
+    committed_partitions,
+    graph_version,
+    partition_dir,
+    partition_reads,
+)
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
 
 log = logging.getLogger(__name__)
@@ -67,6 +76,7 @@ class GraphStore:
         self._con = duckdb.connect(":memory:")
         self._lock = threading.Lock()
         self._loaded: dict[str, tuple] = {}  # partition -> file signature
+        self._version: tuple | None = None  # graph_version() when the partitions were last compared
         self.partitions: list[str] = []
         self.damaged: dict[str, str] = {}  # quarantined partition -> why
         self._refresh()
@@ -126,12 +136,18 @@ class GraphStore:
                 )
             self.damaged[partition] = reason
 
-    def _refresh(self) -> None:
+    def _refresh(self, full: bool = False) -> None:
+        """Compare the committed partitions with what is loaded when the graph's version stamp moved, or
+        always (`full`; and while a partition is quarantined, so a copy put back by hand is seen)."""
+        version = graph_version(self.root)  # before listing: a change while listing shows next time
+        if version == self._version and not full and not self.damaged:
+            return
         partitions = committed_partitions(self.root)
         if not partitions:
             raise StorageError(f"no graph partitions under {self.root} (run `dvc repro` or `enrich-rag build`)")
         wanted = {p: self._signature(p) for p in partitions}
         if wanted == self._loaded:
+            self._version = version
             return
         con = self._con
         self._create_tables()
@@ -148,6 +164,7 @@ class GraphStore:
         for column in ("node", "chunk_id"):
             con.execute(f"CREATE INDEX IF NOT EXISTS links_{column} ON links ({column})")
         self._loaded = wanted
+        self._version = version
         self.partitions = [p for p in partitions if p not in self.damaged]
         if not self.partitions:
             raise StorageError(f"every graph partition under {self.root} is damaged: {self.damaged} (run `enrich-rag graph repair`)")
@@ -155,7 +172,7 @@ class GraphStore:
     def quarantined(self) -> dict[str, str]:
         """Partitions skipped because their files cannot be read, with why (after a fresh look at disk)."""
         with self._lock:
-            self._refresh()
+            self._refresh(full=True)
             return dict(self.damaged)
 
     def _query(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:

@@ -32,21 +32,31 @@ from filelock import FileLock
 
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.atomic import atomic_file, recover, save_index
+from enrich_rag.storage.compaction import merged_tables
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.partitions import (
+    COMPACT_PREFIX,
     TABLES,
     GraphTables,
+    bump_version,
     committed_partitions,
+    on_disk,
     partition_dir,
+    partition_replaces,
     remove_partition,
     remove_uncommitted,
+    replaced_by,
     write_partition,
 )
 from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
 ROLLBACK_INTENT = ".rollback-{partition}.json"  # in the graph root, one per rollback under way
+COMPACT_INTENT = ".compact-{partition}.json"  # in the graph root, one per compaction under way
+# Where a compaction keeps the DVC pointers (.dvc files) of the partitions it replaced: rolling the
+# compaction back puts them back and checks those versions out of the DVC cache.
+COMPACTED = ".compacted"
 MAX_INDEX_IDS = 10_000_000
 
 
@@ -59,6 +69,7 @@ class Commit:
     indexed: int = 0
     dvc: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    compacted: str | None = None  # the compaction this commit set off (storage.compact_after)
 
 
 @dataclass
@@ -68,17 +79,34 @@ class Reconciliation:
     deindexed: dict[str, int] = field(default_factory=dict)
     recorded: list[str] = field(default_factory=list)
     finished_rollbacks: list[str] = field(default_factory=list)
+    finished_compactions: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.removed_leftovers or self.reindexed or self.deindexed or self.recorded or self.finished_rollbacks)
+        return bool(
+            self.removed_leftovers
+            or self.reindexed
+            or self.deindexed
+            or self.recorded
+            or self.finished_rollbacks
+            or self.finished_compactions
+        )
 
 
 class GraphWriter:
     """Every write to the graph, its index and their DVC records goes through here."""
 
-    def __init__(self, graph_root: Path | str, index_path: Path | str, store: GraphStore, dvc: DvcRepo, open_index: Callable[[], Any]):
+    def __init__(
+        self,
+        graph_root: Path | str,
+        index_path: Path | str,
+        store: GraphStore,
+        dvc: DvcRepo,
+        open_index: Callable[[], Any],
+        compact_after: int = 0,
+    ):
         self.root = Path(graph_root)
+        self.compact_after = compact_after  # storage.compact_after: 0 = only when asked
         self.index_path = Path(index_path)
         self.store = store
         self.dvc = dvc
@@ -164,7 +192,82 @@ class GraphWriter:
             t0 = time.perf_counter()
             result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path])
             result.seconds["dvc"] = time.perf_counter() - t0
+            if self.compact_after and sum(p != SEED_PARTITION for p in committed_partitions(self.root)) > self.compact_after:
+                t0 = time.perf_counter()
+                result.compacted = (self.compact() or {}).get("partition")
+                result.seconds["compact"] = time.perf_counter() - t0
         return result
+
+    def compact(self) -> dict[str, Any] | None:
+        """Merge every enrichment partition (earlier compactions included) into one; None when there are
+        fewer than two. Intent first, then the merged partition, whose nodes rename is the commit point
+        (it names what it replaces, so readers switch over at once), then the replaced partitions go,
+        their DVC pointers kept under .compacted/ so that rolling the compaction back restores them."""
+        self.require_dvc()
+        with self.lock:
+            self._sync_index()
+            damaged = set(self.store.quarantined())
+            merged = [p for p in committed_partitions(self.root) if p != SEED_PARTITION and p not in damaged]
+            if len(merged) < 2:
+                return None
+            t0 = time.perf_counter()
+            partition = f"{COMPACT_PREFIX}{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
+            with atomic_file(self._compact_intent(partition)) as tmp:
+                tmp.write_text(json.dumps({"compact": partition, "replaces": merged, "started": datetime.now(UTC).isoformat()}))
+            tables = merged_tables(self.root, merged)
+            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads, replaces=merged)
+            self.after_partition_write(partition)
+            dvc = self._finish_compaction(partition)
+        return {
+            "partition": partition,
+            "replaced": len(merged),
+            "rows": tables.rows,
+            "dvc": dvc,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+
+    def _compact_intent(self, partition: str) -> Path:
+        return self.root / COMPACT_INTENT.format(partition=check_partition_id(partition))
+
+    def _finish_compaction(self, partition: str) -> list[str]:
+        """Safe to repeat: keep each replaced partition's DVC pointers, drop its files, record the
+        merged partition. Before the commit point there is nothing to finish: the intent just goes."""
+        done: list[str] = []
+        if partition in on_disk(self.root):
+            kept = self.root / COMPACTED / partition
+            replaced = partition_replaces(self.root, partition)
+            pointers = [p for p in (Path(f"{f}.dvc") for f in self._tracked(replaced)) if p.is_file()]
+            for pointer in pointers:
+                target = kept / pointer.parent.name / pointer.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with atomic_file(target) as tmp:
+                    tmp.write_bytes(pointer.read_bytes())
+            self.dvc.forget_all([Path(str(p)[: -len(".dvc")]) for p in pointers])
+            for old in replaced:
+                remove_partition(self.root, old)
+            if self.dvc.exists():
+                done = self.dvc.record(self._tracked([partition]))
+        self._compact_intent(partition).unlink(missing_ok=True)
+        return done
+
+    def pending_compactions(self) -> list[str]:
+        return sorted(p.name[len(".compact-") : -len(".json")] for p in self.root.glob(COMPACT_INTENT.format(partition="*")))
+
+    def _restore_compacted(self, partition: str) -> None:
+        """Put back what a compaction replaced, from the DVC cache (the first step of rolling it back)."""
+        kept = self.root / COMPACTED / partition
+        pointers = sorted(kept.glob("*/partition=*.dvc"))
+        for pointer in pointers:
+            target = self.root / pointer.parent.name / pointer.name
+            if not target.is_file():
+                with atomic_file(target) as tmp:
+                    tmp.write_bytes(pointer.read_bytes())
+        folders = [Path(str(self.root / p.parent.name / p.name)[: -len(".dvc")]) for p in pointers]
+        if folders and not self.dvc.restore(folders):
+            raise StorageError(f"the DVC cache has no copy of what {partition} replaced: it cannot be rolled back")
+        if kept.exists():
+            for pointer in pointers:
+                pointer.unlink()
 
     def rollback(self, partition: str) -> dict[str, Any]:
         """Remove one enrichment partition: its rows, its index entries and its DVC record."""
@@ -173,6 +276,8 @@ class GraphWriter:
             raise StorageError("the seed partition is a build output; rebuild with `dvc repro` instead of rolling it back")
         with self.lock:
             if partition not in committed_partitions(self.root):
+                if owner := replaced_by(self.root).get(partition):
+                    raise StorageError(f"'{partition}' was compacted into '{owner}': roll that back first (it restores '{partition}')")
                 raise StorageError(f"no partition '{partition}' (see `enrich-rag graph partitions`)")
             deleted = self._rollback(partition, "rollback")
             # Nodes it introduced that a later partition also mentions are re-indexed under that one;
@@ -191,7 +296,11 @@ class GraphWriter:
         return self._finish_rollback(partition)
 
     def _finish_rollback(self, partition: str) -> int:
-        """Every step is safe to repeat, so a rollback cut short is finished by running it again."""
+        """Every step is safe to repeat, so a rollback cut short is finished by running it again. A
+        compaction's rollback first restores what it replaced, so its rows stay (the replaced
+        partitions' index rows were never changed and become theirs again)."""
+        if partition.startswith(COMPACT_PREFIX) and partition in on_disk(self.root):
+            self._restore_compacted(partition)
         remove_partition(self.root, partition)
         ids = sorted(self.indexed_ids().get(partition, set()))
         if ids:
@@ -226,17 +335,20 @@ class GraphWriter:
                     actions[partition] = "missing on disk, no DVC copy: its records dropped"
             if actions:
                 self.reconcile(force_record=True)
+                bump_version(self.root)  # partitions rewritten in place: readers look again
         return actions
 
     def pending_rollbacks(self) -> list[str]:
         return sorted(p.name[len(".rollback-") : -len(".json")] for p in self.root.glob(ROLLBACK_INTENT.format(partition="*")))
 
     def indexed_ids(self) -> dict[str, set[str]]:
-        """Index row ids per enrichment partition, as the index holds them."""
+        """Index row ids per enrichment partition. A compaction leaves the rows it took over as they were
+        indexed (no text changes, so nothing is embedded again): they count as the compaction's."""
         rows = self.index.search("SELECT id, partition FROM txtai WHERE partition != 'seed'", limit=MAX_INDEX_IDS)
+        owner = replaced_by(self.root)
         out: dict[str, set[str]] = {}
         for row in rows:
-            out.setdefault(row["partition"], set()).add(row["id"])
+            out.setdefault(owner.get(row["partition"], row["partition"]), set()).add(row["id"])
         return out
 
     def reconcile(self, force_record: bool = False) -> Reconciliation:
@@ -246,23 +358,27 @@ class GraphWriter:
             # Before the index is opened: an interrupted save may have left it swapped out.
             report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root)
             self._sync_index()
+            for partition in self.pending_compactions():
+                self._finish_compaction(partition)
+                report.finished_compactions.append(partition)
             for partition in self.pending_rollbacks():
                 self._finish_rollback(partition)
                 report.finished_rollbacks.append(partition)
             damaged = set(self.store.quarantined())  # left as they are for `repair`: never re-recorded over their good copy
             committed = set(committed_partitions(self.root))
             indexed = self.indexed_ids()
-            dirty = False
+            dirty, upserted = False, set()
             for partition in sorted(committed - {SEED_PARTITION} - damaged):
                 missing = [d for d in self.store.index_documents(partition) if d["id"] not in indexed.get(partition, set())]
                 if missing:
                     self.index.upsert(missing)
                     report.reindexed[partition] = len(missing)
+                    upserted |= {d["id"] for d in missing}
                     dirty = True
             for partition, ids in indexed.items():
-                if partition not in committed:
-                    self.index.delete(sorted(ids))
-                    report.deindexed[partition] = len(ids)
+                if partition not in committed and (orphans := ids - upserted):  # an upserted row is the new owner's
+                    self.index.delete(sorted(orphans))
+                    report.deindexed[partition] = len(orphans)
                     dirty = True
             if dirty:
                 self._save_index()

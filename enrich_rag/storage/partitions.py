@@ -15,6 +15,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,6 +34,13 @@ EDGE_ROW_GROUP = 16_384
 # Key of the nodes file's Parquet metadata that lists the chunks a deep extractor read for this
 # partition, facts or none: a chunk that held nothing is not read again by the next question.
 READS_KEY = b"enrich_rag.reads"
+# Key of a compacted partition's nodes metadata: the partitions it replaces. Its nodes rename is the
+# commit point of the compaction too: from then on readers list it and no longer the ones it replaces.
+REPLACES_KEY = b"enrich_rag.replaces"
+COMPACT_PREFIX = "compact-"
+# Replaced (new inode) by every write and removal: with the nodes folder's own stat it tells a reader
+# in two stat calls whether anything changed, instead of statting three files per partition per query.
+VERSION_FILE = ".version"
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,46 @@ class GraphTables:
         return self.nodes.num_rows + self.edges.num_rows + self.links.num_rows
 
 
+def _footer(nodes_file: Path | str, key: bytes) -> Any:
+    metadata = pq.read_schema(nodes_file).metadata or {}
+    return json.loads(metadata[key]) if key in metadata else None
+
+
 def partition_reads(nodes_file: Path | str) -> dict[str, list[str]]:
     """The `reads` a partition's nodes file carries (its footer only is read)."""
-    metadata = pq.read_schema(nodes_file).metadata or {}
-    return json.loads(metadata[READS_KEY]) if READS_KEY in metadata else {}
+    return _footer(nodes_file, READS_KEY) or {}
+
+
+def partition_replaces(graph_root: Path | str, partition: str) -> list[str]:
+    """The partitions a compacted partition replaces (none for any other)."""
+    if not partition.startswith(COMPACT_PREFIX):
+        return []
+    return _footer(partition_dir(Path(graph_root), "nodes", partition) / PART_FILE, REPLACES_KEY) or []
+
+
+def _ordered(partitions: list[str]) -> list[str]:
+    """The seed first, then compactions (the oldest rows), then enrichments in the order they were
+    written (their ids sort by time)."""
+    return sorted(partitions, key=lambda pid: (pid != "seed", pid))
+
+
+def bump_version(graph_root: Path) -> None:
+    target = Path(graph_root) / VERSION_FILE
+    tmp = staging_path(target)
+    tmp.write_text(uuid.uuid4().hex)
+    os.replace(tmp, target)
+
+
+def graph_version(graph_root: Path | str) -> tuple:
+    """Changes whenever a partition is committed, replaced or removed (see VERSION_FILE)."""
+    stamp: list[tuple[int, int] | None] = []
+    for path in (Path(graph_root) / "nodes", Path(graph_root) / VERSION_FILE):
+        try:
+            stat = path.stat()
+            stamp.append((stat.st_ino, stat.st_mtime_ns))
+        except FileNotFoundError:
+            stamp.append(None)
+    return tuple(stamp)
 
 
 def partition_dir(graph_root: Path, table: str, partition: str) -> Path:
@@ -67,17 +111,35 @@ def committed_partitions(graph_root: Path | str) -> list[str]:
             for info in listing(fs, f"{root}/nodes")
             if info.base_name.startswith("partition=") and exists(fs, f"{info.path}/{PART_FILE}")
         ]
-        return sorted(found, key=lambda pid: (pid != "seed", pid))
+        return _ordered(found)
+    return _ordered(sorted(set(on_disk(graph_root)) - set(replaced_by(graph_root))))
+
+
+def on_disk(graph_root: Path | str) -> list[str]:
+    """Partitions with a nodes file, those a compaction replaced included (until it removes them)."""
     nodes_root = Path(graph_root) / "nodes"
     if not nodes_root.is_dir():
         return []
-    found = [
-        p.name.split("=", 1)[1]
-        for p in nodes_root.iterdir()
-        if p.is_dir() and p.name.startswith("partition=") and (p / PART_FILE).is_file()
-    ]
-    # The seed first, then enrichments in the order they were written (their ids sort by time).
-    return sorted(found, key=lambda pid: (pid != "seed", pid))
+    return _ordered(
+        [
+            p.name.split("=", 1)[1]
+            for p in nodes_root.iterdir()
+            if p.is_dir() and p.name.startswith("partition=") and (p / PART_FILE).is_file()
+        ]
+    )
+
+
+def replaced_by(graph_root: Path | str) -> dict[str, str]:
+    """Replaced partition -> the live compaction that holds its rows now (through later compactions)."""
+    found = on_disk(graph_root)
+    direct = {old: p for p in found for old in partition_replaces(graph_root, p)}
+    owners = {}
+    for old in direct:
+        owner = direct[old]
+        while owner in direct:  # a compaction compacted again
+            owner = direct[owner]
+        owners[old] = owner
+    return owners
 
 
 def write_partition(
@@ -87,10 +149,16 @@ def write_partition(
     edges: pa.Table,
     links: pa.Table | None = None,
     reads: dict[str, list[str]] | None = None,
+    replaces: list[str] | None = None,
 ) -> None:
     nodes = nodes.cast(NODES).sort_by("id")
+    metadata = {}
     if reads:
-        nodes = nodes.replace_schema_metadata({READS_KEY: json.dumps({k: sorted(v) for k, v in reads.items()})})
+        metadata[READS_KEY] = json.dumps({k: sorted(v) for k, v in reads.items()})
+    if replaces:
+        metadata[REPLACES_KEY] = json.dumps(list(replaces))
+    if metadata:
+        nodes = nodes.replace_schema_metadata(metadata)
     tables = {
         "nodes": (nodes, None),
         "edges": (edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")]), EDGE_ROW_GROUP),
@@ -114,6 +182,7 @@ def write_partition(
                 shutil.rmtree(target)
             os.replace(tmp, target)
             _fsync_dir(target.parent)
+        bump_version(graph_root)
     finally:
         for tmp, _ in staged:
             if tmp.exists():
@@ -150,13 +219,15 @@ def remove_partition(graph_root: Path, partition: str) -> None:
             doomed = staging_path(target)
             os.replace(target, doomed)
             shutil.rmtree(doomed)
+    bump_version(graph_root)
 
 
 def remove_uncommitted(graph_root: Path) -> list[str]:
-    """Delete staging leftovers and edge or link folders whose partition never committed."""
+    """Delete staging leftovers and edge or link folders whose partition never committed (those of a
+    partition a compaction replaced are the compaction's to remove)."""
     graph_root = Path(graph_root)
     removed = []
-    committed = set(committed_partitions(graph_root))
+    committed = set(on_disk(graph_root))
     for table in TABLES:
         root = graph_root / table
         if not root.is_dir():

@@ -158,4 +158,5 @@ def test_warm_loads_what_a_question_needs_and_the_extractor_only_for_enrichment(
     enriching = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     enriching.warm(enrich=True)
     assert "extractor" in enriching._loaded
-    reading.close(), enriching.close()
+    reading.close()
+    enriching.close()

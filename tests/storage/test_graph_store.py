@@ -211,3 +211,33 @@ def test_links_merge_across_partitions_and_follow_their_partition(tmp_path):
         assert {r["node"] for r in store.links(chunk_ids=["c2"])} == {node_id("Inception")}
         assert store.covered_chunks(["c1", "c2", "c3"]) == {"c2"}
     assert not partition_dir(root, "links", "enrich-1").exists()
+
+
+def test_processes_share_one_seed_file_and_follow_a_rebuilt_seed(graph):
+    """The seed is derived once into a DuckDB file every store attaches read-only; a second process
+    (here, its own interpreter) reuses it; a rebuilt seed gets a new file, and open stores move to it."""
+    import subprocess
+    import sys
+
+    first = GraphStore(graph)
+    files = list((graph / ".store").glob("seed-*.duckdb"))
+    assert len(files) == 1 and first.node(node_id("Christopher Nolan"))["name"] == "Christopher Nolan"
+    built = files[0].stat().st_mtime_ns
+    script = (
+        "import sys; from pathlib import Path; from enrich_rag.storage.graph_store import GraphStore; "
+        "s = GraphStore(Path(sys.argv[1])); print(len(s.neighbors([sys.argv[2]]).edges))"
+    )
+    other = subprocess.run([sys.executable, "-c", script, str(graph), node_id("Christopher Nolan")], capture_output=True, text=True)
+    assert other.stdout.strip() == "2", other.stderr  # read while this process holds the file open
+    assert files[0].stat().st_mtime_ns == built and list((graph / ".store").glob("seed-*.duckdb")) == files
+
+    _write(graph, "enrich-1", [_node("Tom Hardy"), _node("Inception")], [_edge("e9", "Tom Hardy", "acted in", "Inception")])
+    assert first.node(node_id("Inception"))["partitions"] == ["seed", "enrich-1"]  # one row, merged
+    assert len(first.neighbors([node_id("Inception")]).edges) == 3
+
+    _write(graph, "seed", [_node("Christopher Nolan"), _node("Inception")], [_edge("e1", "Christopher Nolan", "directed", "Inception")])
+    assert len(first.neighbors([node_id("Christopher Nolan")]).edges) == 1  # the new seed, through its new file
+    assert [p.name for p in (graph / ".store").glob("seed-*.duckdb")] != [files[0].name]
+    assert first.node(node_id("London")) is None and first.node(node_id("Tom Hardy"))
+    assert not [p for p in graph.rglob(".tmp-*")]
+    first.close()
