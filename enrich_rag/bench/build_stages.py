@@ -15,6 +15,7 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -30,7 +31,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench_results/build_stages.json")
     args = parser.parse_args()
     config = load_config(args.params)
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         config = dataclasses.replace(config, paths=PathsConfig(**paths_under(Path(tmp) / "data", tmp)))
         for stage, _, run in build_steps(config):
