@@ -1,11 +1,14 @@
 """Read the knowledge graph with DuckDB off the hive-partitioned Parquet files.
 
 Parquet is the source of truth. Scanning it for a 1-hop query over 5M edges takes ~350 ms, so
-the store loads each committed partition once into in-memory DuckDB tables with ART indexes on
-node and edge ids (~10 ms a query after that). Before every query it checks the graph's version stamp
-(two stat calls); when it moved, it compares the committed partitions with what it loaded: a new
-partition is inserted, a removed one deleted, a rewritten one reloaded, so a store opened before an
-enrichment sees it. All values reach SQL as bound parameters.
+reads go to DuckDB tables with ART indexes on node and edge ids (~10 ms a query). The seed, nearly
+all of the rows, is derived once into a DuckDB file beside the Parquet (`.store/seed-<its files'
+signature>.duckdb`, built under a lock by the first process that needs it, atomically) and attached
+read-only: every process on the machine opens it in milliseconds and shares its pages through the OS
+cache, instead of loading its own copy. Enrichment partitions, small, are loaded into each process's
+memory; views join the two. Before every query the store checks the graph's version stamp (two stat
+calls); when it moved, it compares the committed partitions with what it loaded: a new partition is
+inserted, a removed one deleted, a rewritten one reloaded (a new seed: the file derived from it). All values reach SQL as bound parameters.
 
 A partition whose files cannot be read (truncated, missing a table) is quarantined: skipped with one
 warning naming it and the repair command, so one damaged enrichment never stops every command.
@@ -13,7 +16,9 @@ warning naming it and the repair command, so one damaged enrichment never stops 
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +26,10 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from filelock import FileLock
 
 from enrich_rag.errors import StorageError
+from enrich_rag.storage.atomic import staging_path
 from enrich_rag.storage.ids import node_id, normalize_name
 from enrich_rag.storage.partitions import (
     PART_FILE,
@@ -33,7 +40,7 @@ from enrich_rag.storage.partitions import (
     partition_dir,
     partition_reads,
 )
-from enrich_rag.storage.schema import EDGES, LINKS, NODES, STRUCTURAL_RELATIONS
+from enrich_rag.storage.schema import EDGES, LINKS, NODES, SEED_PARTITION, STRUCTURAL_RELATIONS
 
 log = logging.getLogger(__name__)
 _DUCKDB_TYPES = {"string": "VARCHAR", "float": "FLOAT", "int32": "INTEGER", "bool": "BOOLEAN", "list<item: string>": "VARCHAR[]"}
@@ -59,15 +66,51 @@ def _rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [dict(zip(columns, row)) for row in cursor.fetchall()]
 
 
-_NODES_TABLE = """
-    CREATE OR REPLACE TABLE nodes AS
+STORE_DIR = ".store"  # in the graph root: the seed's DuckDB file, derived from its Parquet
+# A node is one row however many partitions wrote it: the seed's (then the oldest) name, type and
+# description, every alias, the partitions in order.
+_NODES = """
     SELECT id, first(name ORDER BY partition <> 'seed', partition) AS name,
            first(type ORDER BY partition <> 'seed', partition) AS type,
            first(description ORDER BY partition <> 'seed', partition) AS description,
            list_distinct(flatten(list(aliases))) AS aliases,
            list(partition ORDER BY partition <> 'seed', partition) AS partitions
-    FROM raw_nodes GROUP BY id
+    FROM {rows} GROUP BY id
 """
+# The seed's rows (in the attached file `base`) and the enrichments' (in memory), as one graph. A node
+# an enrichment mentions again is merged in memory (mem_nodes) and hidden from the seed's side.
+_VIEWS = (
+    "CREATE OR REPLACE VIEW raw_nodes AS SELECT * FROM base.raw_nodes UNION ALL SELECT * FROM mem_raw_nodes",
+    "CREATE OR REPLACE VIEW edges AS SELECT * FROM base.edges UNION ALL SELECT * FROM mem_edges",
+    "CREATE OR REPLACE VIEW links AS SELECT * FROM base.links UNION ALL SELECT * FROM mem_links",
+    "CREATE OR REPLACE VIEW nodes AS SELECT * FROM base.nodes WHERE id NOT IN (SELECT id FROM mem_nodes) UNION ALL SELECT * FROM mem_nodes",
+)
+_INDEXES = {"nodes": ("id",), "edges": ("src", "dst", "id"), "links": ("node", "chunk_id")}
+_SOURCES = (("nodes", "raw_nodes", NODES), ("edges", "edges", EDGES), ("links", "links", LINKS))
+
+
+def _columns(schema: pa.Schema) -> str:
+    return ", ".join(f"{f.name} {_DUCKDB_TYPES[str(f.type)]}" for f in schema)
+
+
+def _create_graph_tables(con: duckdb.DuckDBPyConnection, prefix: str = "") -> None:
+    """Empty tables of one graph side (`mem_` for the enrichments), each row with its partition."""
+    for _, target, schema in _SOURCES:
+        con.execute(f"CREATE TABLE IF NOT EXISTS {prefix}{target} ({_columns(schema)}, partition VARCHAR)")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {prefix}nodes AS {_NODES.format(rows=f'{prefix}raw_nodes')}")
+
+
+def _index(con: duckdb.DuckDBPyConnection, prefix: str = "") -> None:
+    for table, columns in _INDEXES.items():
+        for column in columns:
+            con.execute(f"CREATE INDEX IF NOT EXISTS {prefix}{table}_{column} ON {prefix}{table} ({column})")
+
+
+def _insert_partition(con: duckdb.DuckDBPyConnection, root: Path, partition: str, prefix: str = "") -> None:
+    for table, target, schema in _SOURCES:
+        path = str(partition_dir(root, table, partition) / PART_FILE)
+        names = ", ".join(schema.names)
+        con.execute(f"INSERT INTO {prefix}{target} SELECT {names}, ? FROM read_parquet(?, hive_partitioning = false)", [partition, path])
 
 
 class GraphStore:
@@ -79,6 +122,11 @@ class GraphStore:
         self._version: tuple | None = None  # graph_version() when the partitions were last compared
         self.partitions: list[str] = []
         self.damaged: dict[str, str] = {}  # quarantined partition -> why
+        _create_graph_tables(self._con, "mem_")
+        self._con.execute("CREATE TABLE reads (chunk_id VARCHAR, extractor VARCHAR, partition VARCHAR)")
+        self._attach_seed(None)
+        for view in _VIEWS:
+            self._con.execute(view)
         self._refresh()
 
     def close(self) -> None:
@@ -102,14 +150,80 @@ class GraphStore:
             sig.append((stat.st_size, stat.st_mtime_ns, stat.st_ino))
         return tuple(sig)
 
-    def _create_tables(self) -> None:
-        for target, schema in (("raw_nodes", NODES), ("edges", EDGES), ("links", LINKS)):
-            columns = ", ".join(f"{f.name} {_DUCKDB_TYPES[str(f.type)]}" for f in schema)
-            self._con.execute(f"CREATE TABLE IF NOT EXISTS {target} ({columns}, partition VARCHAR)")
-        self._con.execute("CREATE TABLE IF NOT EXISTS reads (chunk_id VARCHAR, extractor VARCHAR, partition VARCHAR)")
+    def _seed_file(self, signature: tuple) -> Path:
+        """The seed's DuckDB file, built here unless another process has built it from these files."""
+        folder = self.root / STORE_DIR
+        target = folder / f"seed-{hashlib.sha256(repr(signature).encode()).hexdigest()[:16]}.duckdb"
+        if target.is_file():
+            return target
+        folder.mkdir(exist_ok=True)
+        (folder / ".gitignore").write_text("*\n")  # derived data: never versioned
+        with FileLock(str(folder / ".build.lock")):
+            if target.is_file():
+                return target
+            for leftover in folder.glob(".tmp-*"):  # a build killed before its rename
+                leftover.unlink()
+            tmp = staging_path(target)
+            try:
+                con = duckdb.connect(str(tmp))
+                try:
+                    _create_graph_tables(con)
+                    _insert_partition(con, self.root, SEED_PARTITION)
+                    con.execute(f"CREATE OR REPLACE TABLE nodes AS {_NODES.format(rows='raw_nodes')}")
+                    _index(con)
+                    con.execute("CHECKPOINT")
+                finally:
+                    con.close()
+                os.replace(tmp, target)
+            finally:
+                for path in (tmp, Path(f"{tmp}.wal")):
+                    path.unlink(missing_ok=True)
+            for old in folder.glob("seed-*.duckdb"):  # an open copy stays readable to whoever has it open
+                if old != target:
+                    old.unlink(missing_ok=True)
+        return target
+
+    def _attach_seed(self, signature: tuple | None) -> None:
+        """Attach the seed's file read-only as `base`; an empty in-memory one without a (readable) seed."""
+        con = self._con
+        if any(row[0] == "base" for row in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()):
+            con.execute("DETACH base")
+        if signature is not None:
+            missing = [t for t, sig in zip(TABLES, signature) if sig is None]
+            try:
+                if missing:
+                    raise StorageError(f"no {', '.join(missing)} file")
+                path = str(self._seed_file(signature)).replace("'", "''")
+                con.execute(f"ATTACH '{path}' AS base (READ_ONLY)")
+                self._loaded_reads(SEED_PARTITION)
+                self._healthy(SEED_PARTITION)
+                return
+            except (duckdb.Error, StorageError, OSError, ValueError) as exc:
+                self._quarantine(SEED_PARTITION, exc)
+                con.execute("DELETE FROM reads WHERE partition = ?", [SEED_PARTITION])
+        con.execute("ATTACH ':memory:' AS base")
+        _create_graph_tables(con, "base.")
+
+    def _healthy(self, partition: str) -> None:
+        self.damaged.pop(partition, None)
+
+    def _quarantine(self, partition: str, exc: Exception) -> None:
+        reason = str(exc).splitlines()[0]
+        if self.damaged.get(partition) != reason:
+            log.warning(
+                "graph partition '%s' is damaged (%s): skipped; `enrich-rag graph repair` restores or removes it", partition, reason
+            )
+        self.damaged[partition] = reason
+
+    def _loaded_reads(self, partition: str) -> None:
+        reads = partition_reads(partition_dir(self.root, "nodes", partition) / PART_FILE)
+        rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
+        self._con.execute("DELETE FROM reads WHERE partition = ?", [partition])
+        if rows:
+            self._con.executemany("INSERT INTO reads VALUES (?, ?, ?)", rows)
 
     def _load(self, partition: str, signature: tuple) -> None:
-        """Insert one partition's rows, all or none; an unreadable partition is quarantined."""
+        """Insert one enrichment partition's rows, all or none; an unreadable partition is quarantined."""
         con = self._con
         missing = [t for t, sig in zip(TABLES, signature) if sig is None]
         try:
@@ -117,24 +231,17 @@ class GraphStore:
                 hint = " (a graph built before links existed: rebuild it with `dvc repro`)" if missing == ["links"] else ""
                 raise StorageError(f"no {', '.join(missing)} file{hint}")
             con.execute("BEGIN")
-            for table, target in (("nodes", "raw_nodes"), ("edges", "edges"), ("links", "links")):
-                path = str(partition_dir(self.root, table, partition) / PART_FILE)
-                con.execute(f"INSERT INTO {target} SELECT *, ? FROM read_parquet(?, hive_partitioning = false)", [partition, path])
+            _insert_partition(con, self.root, partition, "mem_")
             reads = partition_reads(partition_dir(self.root, "nodes", partition) / PART_FILE)
             rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
             if rows:
                 con.executemany("INSERT INTO reads VALUES (?, ?, ?)", rows)
             con.execute("COMMIT")
-            self.damaged.pop(partition, None)
+            self._healthy(partition)
         except (duckdb.Error, StorageError, OSError, ValueError) as exc:
             if not missing:
                 con.execute("ROLLBACK")
-            reason = str(exc).splitlines()[0]
-            if self.damaged.get(partition) != reason:
-                log.warning(
-                    "graph partition '%s' is damaged (%s): skipped; `enrich-rag graph repair` restores or removes it", partition, reason
-                )
-            self.damaged[partition] = reason
+            self._quarantine(partition, exc)
 
     def _refresh(self, full: bool = False) -> None:
         """Compare the committed partitions with what is loaded when the graph's version stamp moved, or
@@ -150,19 +257,20 @@ class GraphStore:
             self._version = version
             return
         con = self._con
-        self._create_tables()
-        for partition in [p for p in self._loaded if wanted.get(p) != self._loaded[p]]:
-            for target in ("raw_nodes", "edges", "links", "reads"):
+        if wanted.get(SEED_PARTITION) != self._loaded.get(SEED_PARTITION):
+            self._attach_seed(wanted.get(SEED_PARTITION))
+        for partition in [p for p in self._loaded if p != SEED_PARTITION and wanted.get(p) != self._loaded[p]]:
+            for target in ("mem_raw_nodes", "mem_edges", "mem_links", "reads"):
                 con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
-            self.damaged.pop(partition, None)
-        for partition in [p for p in partitions if self._loaded.get(p) != wanted[p]]:
+            self._healthy(partition)
+        for partition in [p for p in partitions if p != SEED_PARTITION and self._loaded.get(p) != wanted[p]]:
             self._load(partition, wanted[partition])
-        con.execute(_NODES_TABLE)
-        con.execute("CREATE INDEX IF NOT EXISTS nodes_id ON nodes (id)")
-        for column in ("src", "dst", "id"):
-            con.execute(f"CREATE INDEX IF NOT EXISTS edges_{column} ON edges ({column})")
-        for column in ("node", "chunk_id"):
-            con.execute(f"CREATE INDEX IF NOT EXISTS links_{column} ON links ({column})")
+        seed_rows = (
+            "SELECT id, name, type, description, aliases, 'seed' AS partition FROM base.nodes WHERE id IN (SELECT id FROM mem_raw_nodes)"
+        )
+        merged = f"({seed_rows} UNION ALL SELECT * FROM mem_raw_nodes)"
+        con.execute(f"CREATE OR REPLACE TABLE mem_nodes AS {_NODES.format(rows=merged)}")
+        _index(con, "mem_")
         self._loaded = wanted
         self._version = version
         self.partitions = [p for p in partitions if p not in self.damaged]
