@@ -146,6 +146,27 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, ("partitions", "open_s", "p50_ms", "p95_ms", "vs_one_partition"), "graph"),
             "",
         ]
+    if path.name.startswith("store_sharing") and "results" in data:
+        rows = {
+            f"{r['edges']:,} edges": {
+                "first_open_s": r["first_process"]["open_s"],
+                "first_rss_mb": r["first_process"]["rss_mb"],
+                "first_read_p50_ms": r["first_process"]["read_p50_ms"],
+                f"open_s_{data['processes']}_at_once": r["max_open_s"],
+                "rss_mb_each": max(p["rss_mb"] for p in r["processes"]),
+                "sum_pss_mb": r["sum_pss_mb"],
+            }
+            for r in data["results"]
+        }
+        return [
+            f"### Graph store opened by one process, then {data['processes']} at once (commit {data['commit']})",
+            "",
+            f"From {where}. Reads: 1-hop of 50 entities; `rss_mb_each`: the largest of the {data['processes']}; "
+            "Pss counts shared pages once.",
+            "",
+            *_table(rows, tuple(next(iter(rows.values()))), "graph"),
+            "",
+        ]
     scalars = {k: v for k, v in data.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
     shown = ", ".join(f"{k} {round(v, 3) if isinstance(v, float) else v}" for k, v in list(scalars.items())[:8])
     return [f"- {where}: {shown or 'nested tables (open the file)'}"]
@@ -158,7 +179,7 @@ def render(root: Path) -> str:
             lines += run_section(path, root)
     lines += ["## Benchmarks", ""]
     benches = sorted((root / "bench_results").glob("*.json"))
-    shown_whole = ("selection_", "load_test", "newcomer", "compaction")
+    shown_whole = ("selection_", "load_test", "newcomer", "compaction", "store_sharing")
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
     lines += ["Other benchmark files (headline values; each file holds the rest):", ""]
