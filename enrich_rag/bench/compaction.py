@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -108,7 +109,8 @@ def main() -> None:
     console = Console(stderr=True)
     rng = np.random.default_rng(0)
     embeddings = EmbeddingsConfig()
-    result: dict = {"config": vars(args)}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    result: dict = {"commit": commit, "config": vars(args)}
     with tempfile.TemporaryDirectory() as tmp:
         root, index_path, base_root = Path(tmp, "graph"), Path(tmp, "index"), Path(tmp, "one-partition")
         seed_nodes, seed_edges = synthetic_graph(args.seed_nodes, args.seed_edges, seed=0)

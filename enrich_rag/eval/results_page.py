@@ -137,7 +137,8 @@ def bench_section(path: Path, root: Path) -> list[str]:
     if path.name.startswith("compaction") and "before" in data:
         rows = {"one partition, same rows": data["one_partition"], "before compaction": data["before"], "after compaction": data["after"]}
         return [
-            f"### Compaction: {data['config']['partitions']:,} enrichment partitions over a {data['config']['seed_edges']:,}-edge seed",
+            f"### Compaction: {data['config']['partitions']:,} enrichment partitions over a {data['config']['seed_edges']:,}-edge seed"
+            + (f" (commit {data['commit']})" if "commit" in data else ""),
             "",
             f"From {where}. Store reads of one question (1-hop of 5 entities and their passage links); compaction took "
             f"{data['compact_s']} s; the same rows after it: {data['same_rows']}. The per-query check as it was (three stat "

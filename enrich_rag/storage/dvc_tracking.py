@@ -115,7 +115,20 @@ class DvcRepo:
         """`forget` for many folders, a few hundred per `dvc remove` (one process each costs ~1 s)."""
         pointers = [str(Path(f"{p}.dvc").resolve().relative_to(self.root)) for p in paths if Path(f"{p}.dvc").is_file()]
         for start in range(0, len(pointers), FORGET_BATCH):
-            self.run("remove", *pointers[start : start + FORGET_BATCH])
+            batch = pointers[start : start + FORGET_BATCH]
+            for attempt in range(LOCK_RETRIES):
+                try:
+                    self.run("remove", *batch)
+                    break
+                except StorageError:
+                    # As in `forget`: a `dvc remove` of a writer killed mid-way outlives it and removes
+                    # some of these first; what is gone was meant to go, the rest is removed again.
+                    batch = [p for p in batch if (self.root / p).is_file()]
+                    if not batch:
+                        break
+                    if attempt == LOCK_RETRIES - 1:
+                        raise
+                    time.sleep(0.2 * 2**attempt)
 
     def restore(self, paths: list[Path]) -> bool:
         """Put the recorded version of `paths` back from DVC's cache; False when DVC has no copy."""

@@ -136,3 +136,31 @@ def test_an_enrichment_past_the_threshold_compacts(gap_config, spacy_extractor):
     assert [c.compacted for c in commits[:2]] == [None, None] and commits[2].compacted
     assert committed_partitions(config.paths.graph) == ["seed", commits[2].compacted]
     assert resources.writer.verify() == []
+
+
+@pytest.mark.integration
+def test_forgetting_many_records_survives_a_killed_writers_dvc_remove_that_outlived_it(tmp_path):
+    """A SIGKILLed compaction leaves its `dvc remove` child running; it removes some pointers after the
+    next start listed them. Found by `fault_injection.py --operations compact`: the next start failed."""
+    from enrich_rag.storage.dvc_tracking import DvcRepo
+
+    repo = DvcRepo(tmp_path)
+    repo.init()
+    folders = []
+    for name in ("partition=a", "partition=b", "partition=c"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "part-0.parquet").write_text(name)
+        folders.append(tmp_path / name)
+    repo.record(folders)
+    real_run, calls = repo.run, []
+
+    def outlived(*args):
+        calls.append(args)
+        if len(calls) == 1:  # the killed writer's child gets there first
+            (tmp_path / "partition=a.dvc").unlink()
+        return real_run(*args)
+
+    repo.run = outlived
+    repo.forget_all(folders)
+    assert not list(tmp_path.glob("partition=*.dvc")) and len(calls) == 2
+    assert all(f.is_dir() for f in folders)  # the data stays; only the records go
