@@ -36,6 +36,7 @@ from enrich_rag.agent.sufficiency import (
     check_sufficiency,
     converged,
     evidence_text,
+    reading_line,
 )
 from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
@@ -43,6 +44,7 @@ from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import select_evidence
+from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import ppl_threshold
 from enrich_rag.storage.passages import Passage
 
@@ -187,9 +189,14 @@ class Agent:
                 best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(question, found, trace).grew:
                 break
-        trace.seconds = round(time.perf_counter() - start, 4)
         sure = best.perplexity < self.ppl_threshold
         text = best.best.answer if best.best else ""
+        if best.best and (comparison := parse_comparison(question)):
+            with trace.step("Compare", a=comparison.a, b=comparison.b) as step:
+                compared = compare(self.resources.llm, comparison, [reading_line(e) for e in best.evidence], self.max_new_tokens)
+                step.outputs = compared.record()
+            text = compared.answer or text
+        trace.seconds = round(time.perf_counter() - start, 4)
         if not sure and self.config.abstain:
             text = NOT_FOUND
         return Answer(
