@@ -250,6 +250,13 @@ class GraphWriter:
         self._compact_intent(partition).unlink(missing_ok=True)
         return done
 
+    def _remove_staged_pointers(self) -> list[str]:
+        """DVC pointer copies a killed compaction left half-written (never the kept ones: those are renamed in whole)."""
+        leftovers = sorted((self.root / COMPACTED).glob("*/*/.tmp-*"))
+        for path in leftovers:
+            path.unlink()
+        return [str(p.relative_to(self.root)) for p in leftovers]
+
     def pending_compactions(self) -> list[str]:
         return sorted(p.name[len(".compact-") : -len(".json")] for p in self.root.glob(COMPACT_INTENT.format(partition="*")))
 
@@ -356,7 +363,7 @@ class GraphWriter:
         report = Reconciliation()
         with self.lock:
             # Before the index is opened: an interrupted save may have left it swapped out.
-            report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root)
+            report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root) + self._remove_staged_pointers()
             self._sync_index()
             for partition in self.pending_compactions():
                 self._finish_compaction(partition)
