@@ -147,6 +147,28 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, ("partitions", "open_s", "p50_ms", "p95_ms", "vs_one_partition"), "graph"),
             "",
         ]
+    if "overall" in data and "method" in data and "a" in data:  # scripts/compare_runs.py
+        groups = {"all": data["overall"], **data.get("by_type", {})}
+        rows = {
+            name: {
+                "n": g["n"],
+                "em_before": with_ci(g["a_em"][0], g["a_em"][1:]),
+                "em_after": with_ci(g["b_em"][0], g["b_em"][1:]),
+                "em_difference": with_ci(g.get("em"), g.get("em_ci")),
+                "mcnemar_p": g.get("em_mcnemar_p"),
+                "f1_difference": with_ci(g.get("f1"), g.get("f1_ci")),
+            }
+            for name, g in groups.items()
+            if g.get("n")
+        }
+        return [
+            f"### {data['method']}: `{Path(data['b']).name}` against `{Path(data['a']).name}` ({Path(data['a']).parent.name})",
+            "",
+            f"From {where}: the same questions, paired (after - before), 95% intervals.",
+            "",
+            *_table(rows, ("n", "em_before", "em_after", "em_difference", "mcnemar_p", "f1_difference"), "questions"),
+            "",
+        ]
     if path.name.startswith("store_sharing") and "results" in data:
         rows = {
             f"{r['edges']:,} edges": {
@@ -180,7 +202,7 @@ def render(root: Path) -> str:
             lines += run_section(path, root)
     lines += ["## Benchmarks", ""]
     benches = sorted((root / "bench_results").glob("*.json"))
-    shown_whole = ("selection_", "load_test", "newcomer", "compaction", "store_sharing")
+    shown_whole = ("selection_", "load_test", "newcomer", "compaction", "store_sharing", "reader_comparisons")
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
     lines += ["Other benchmark files (headline values; each file holds the rest):", ""]
