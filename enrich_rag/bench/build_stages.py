@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import platform
 import resource
 import tempfile
@@ -54,7 +55,8 @@ def main() -> None:
         table.add_row(r["stage"], str(r["seconds"]), str(r["peak_rss_mb"]))
     table.add_row("total", str(total), "")
     Console().print(table)
-    Path(args.out).write_text(json.dumps({"corpus": config.corpus.source, "stages": rows, "total_seconds": total}, indent=2) + "\n")
+    corpus = os.path.relpath(config.corpus.source)  # the project's bundled data, not this machine's path
+    Path(args.out).write_text(json.dumps({"corpus": corpus, "stages": rows, "total_seconds": total}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
