@@ -13,15 +13,9 @@ from pathlib import Path
 
 import duckdb
 
+from enrich_rag.storage.graph_store import NODES_BY_ID
 from enrich_rag.storage.partitions import PART_FILE, GraphTables, partition_dir, partition_reads
 
-# The graph store's nodes table keeps the oldest partition's name, type and description (graph_store.py).
-_NODES = """
-    SELECT id, first(name ORDER BY ord) AS name, first(type ORDER BY ord) AS type,
-           first(description ORDER BY ord) AS description,
-           list_sort(list_distinct(flatten(list(aliases)))) AS aliases
-    FROM raw GROUP BY id ORDER BY id
-"""
 _READ = (
     "SELECT * EXCLUDE (filename), list_position($files, filename) AS ord "
     "FROM read_parquet($files, filename = true, hive_partitioning = false)"
@@ -29,7 +23,7 @@ _READ = (
 
 
 def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
-    """The rows of `partitions` (given oldest first) as one partition's tables."""
+    """The rows of `partitions` (given oldest first, as their ids sort) as one partition's tables."""
     root = Path(graph_root)
 
     def files(table: str) -> list[str]:
@@ -37,8 +31,10 @@ def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
 
     con = duckdb.connect(":memory:")
     try:
-        con.execute(f"CREATE TABLE raw AS {_READ}", {"files": files("nodes")})
-        nodes = con.sql(_NODES).to_arrow_table()
+        # A node once, as the graph store shows it: the same query, over these partitions' rows.
+        named = f"SELECT *, $names[ord] AS partition FROM ({_READ})"
+        con.execute(f"CREATE TABLE raw AS {named}", {"files": files("nodes"), "names": partitions})
+        nodes = con.sql(f"SELECT * EXCLUDE (partitions) FROM ({NODES_BY_ID.format(rows='raw')}) ORDER BY id").to_arrow_table()
         edges, links = (
             con.sql(f"SELECT * EXCLUDE (ord) FROM ({_READ}) ORDER BY ord", params={"files": files(table)}).to_arrow_table()
             for table in ("edges", "links")

@@ -101,18 +101,10 @@ class DvcRepo:
 
     def forget(self, path: Path) -> None:
         """Stop tracking an added folder (its .dvc file goes; the data is removed by the caller)."""
-        dvc_file = Path(str(path) + ".dvc")
-        if dvc_file.exists():
-            try:
-                self.run("remove", str(dvc_file.resolve().relative_to(self.root)))
-            except StorageError:
-                # A `dvc remove` of a writer killed mid-rollback outlives it and may remove the file
-                # first; gone is what was wanted.
-                if dvc_file.exists():
-                    raise
+        self.forget_all([path])
 
     def forget_all(self, paths: list[Path]) -> None:
-        """`forget` for many folders, a few hundred per `dvc remove` (one process each costs ~1 s)."""
+        """`forget` for many folders, a few hundred per `dvc remove` (a process each)."""
         pointers = [str(Path(f"{p}.dvc").resolve().relative_to(self.root)) for p in paths if Path(f"{p}.dvc").is_file()]
         for start in range(0, len(pointers), FORGET_BATCH):
             batch = pointers[start : start + FORGET_BATCH]
@@ -121,8 +113,8 @@ class DvcRepo:
                     self.run("remove", *batch)
                     break
                 except StorageError:
-                    # As in `forget`: a `dvc remove` of a writer killed mid-way outlives it and removes
-                    # some of these first; what is gone was meant to go, the rest is removed again.
+                    # A `dvc remove` of a writer killed mid-way (a rollback, a compaction) outlives it and
+                    # removes some of these first; what is gone was meant to go, the rest is removed again.
                     batch = [p for p in batch if (self.root / p).is_file()]
                     if not batch:
                         break

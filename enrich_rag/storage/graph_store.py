@@ -69,7 +69,7 @@ def _rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 STORE_DIR = ".store"  # in the graph root: the seed's DuckDB file, derived from its Parquet
 # A node is one row however many partitions wrote it: the seed's (then the oldest) name, type and
 # description, every alias, the partitions in order.
-_NODES = """
+NODES_BY_ID = """
     SELECT id, first(name ORDER BY partition <> 'seed', partition) AS name,
            first(type ORDER BY partition <> 'seed', partition) AS type,
            first(description ORDER BY partition <> 'seed', partition) AS description,
@@ -97,7 +97,7 @@ def _create_graph_tables(con: duckdb.DuckDBPyConnection, prefix: str = "") -> No
     """Empty tables of one graph side (`mem_` for the enrichments), each row with its partition."""
     for _, target, schema in _SOURCES:
         con.execute(f"CREATE TABLE IF NOT EXISTS {prefix}{target} ({_columns(schema)}, partition VARCHAR)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {prefix}nodes AS {_NODES.format(rows=f'{prefix}raw_nodes')}")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {prefix}nodes AS {NODES_BY_ID.format(rows=f'{prefix}raw_nodes')}")
 
 
 def _index(con: duckdb.DuckDBPyConnection, prefix: str = "") -> None:
@@ -169,7 +169,7 @@ class GraphStore:
                 try:
                     _create_graph_tables(con)
                     _insert_partition(con, self.root, SEED_PARTITION)
-                    con.execute(f"CREATE OR REPLACE TABLE nodes AS {_NODES.format(rows='raw_nodes')}")
+                    con.execute(f"CREATE OR REPLACE TABLE nodes AS {NODES_BY_ID.format(rows='raw_nodes')}")
                     _index(con)
                     con.execute("CHECKPOINT")
                 finally:
@@ -195,7 +195,7 @@ class GraphStore:
                     raise StorageError(f"no {', '.join(missing)} file")
                 path = str(self._seed_file(signature)).replace("'", "''")
                 con.execute(f"ATTACH '{path}' AS base (READ_ONLY)")
-                self._loaded_reads(SEED_PARTITION)
+                self._load_reads(SEED_PARTITION)
                 self._healthy(SEED_PARTITION)
                 return
             except (duckdb.Error, StorageError, OSError, ValueError) as exc:
@@ -215,7 +215,7 @@ class GraphStore:
             )
         self.damaged[partition] = reason
 
-    def _loaded_reads(self, partition: str) -> None:
+    def _load_reads(self, partition: str) -> None:
         reads = partition_reads(partition_dir(self.root, "nodes", partition) / PART_FILE)
         rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
         self._con.execute("DELETE FROM reads WHERE partition = ?", [partition])
@@ -269,7 +269,7 @@ class GraphStore:
             "SELECT id, name, type, description, aliases, 'seed' AS partition FROM base.nodes WHERE id IN (SELECT id FROM mem_raw_nodes)"
         )
         merged = f"({seed_rows} UNION ALL SELECT * FROM mem_raw_nodes)"
-        con.execute(f"CREATE OR REPLACE TABLE mem_nodes AS {_NODES.format(rows=merged)}")
+        con.execute(f"CREATE OR REPLACE TABLE mem_nodes AS {NODES_BY_ID.format(rows=merged)}")
         _index(con, "mem_")
         self._loaded = wanted
         self._version = version

@@ -242,7 +242,7 @@ class GraphWriter:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with atomic_file(target) as tmp:
                     tmp.write_bytes(pointer.read_bytes())
-            self.dvc.forget_all([Path(str(p)[: -len(".dvc")]) for p in pointers])
+            self.dvc.forget_all([p.with_suffix("") for p in pointers])
             for old in replaced:
                 remove_partition(self.root, old)
             if self.dvc.exists():
@@ -269,7 +269,7 @@ class GraphWriter:
             if not target.is_file():
                 with atomic_file(target) as tmp:
                     tmp.write_bytes(pointer.read_bytes())
-        folders = [Path(str(self.root / p.parent.name / p.name)[: -len(".dvc")]) for p in pointers]
+        folders = [(self.root / p.parent.name / p.name).with_suffix("") for p in pointers]
         if folders and not self.dvc.restore(folders):
             raise StorageError(f"the DVC cache has no copy of what {partition} replaced: it cannot be rolled back")
         if kept.exists():
