@@ -11,13 +11,16 @@ at the graph. The CLI's `query`, `enrich`, `build DIR` and `graph` commands do t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
 from enrich_rag.config import Config, load_config
 from enrich_rag.storage.graph_writer import Reconciliation
+
+if TYPE_CHECKING:
+    from enrich_rag.stages.corpus_update import CorpusUpdate
 
 
 class Graph:
@@ -39,7 +42,8 @@ class Graph:
         return self._resources.writer.verify()
 
     def rollback(self, partition: str) -> dict[str, Any]:
-        """Remove an enrichment partition; for a compaction, restore the partitions it merged."""
+        """Remove an enrichment, add or remove partition (documents added come out, removed ones back);
+        for a compaction, restore the partitions it merged."""
         return self._resources.writer.rollback(partition)
 
     def compact(self) -> dict[str, Any] | None:
@@ -86,6 +90,18 @@ class EnrichRAG:
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
         return self._agent.enrich(validate_question(question), [])
+
+    def add(self, *paths: Path | str) -> CorpusUpdate:
+        """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
+        from enrich_rag.stages.corpus_update import add_documents
+
+        return add_documents(self.resources, list(paths))
+
+    def remove(self, *doc_ids: str) -> CorpusUpdate:
+        """Remove documents by id: their passages, facts and links are no longer read or cited."""
+        from enrich_rag.stages.corpus_update import remove_documents
+
+        return remove_documents(self.resources, list(doc_ids))
 
     def evaluate(self, config: Path | str, limit: int = 0, methods: tuple[str, ...] = ()) -> Path:
         """A benchmark run (`configs/<dataset>.yaml`); returns its results folder (metrics.json, table.md)."""

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
 from enrich_rag.index.embeddings import QueryVectors, open_index
 from enrich_rag.llm.base import LLM
+from enrich_rag.storage.corpus_changes import CorpusSync
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
+from enrich_rag.storage.saved_index import SavedIndex
 
 MAX_RERANKERS = 4
 
@@ -33,8 +36,14 @@ class Resources:
         self._given_extractor = extractor
         self._lock = threading.RLock()
         self.store = GraphStore(config.paths.graph)
-        self.passages = PassageStore(config.paths.chunks)
+        self.passages = PassageStore(config.paths.chunks, config.paths.graph)
         self.query_vectors = QueryVectors()  # both indexes embed with one model: a query is encoded once
+        corpus = CorpusSync(
+            Path(config.paths.chunks),
+            Path(config.paths.graph),
+            SavedIndex(config.paths.corpus_index, lambda: open_index(config.paths.corpus_index, config.embeddings, self.query_vectors)),
+            self.passages.by_ids,
+        )
         self.writer = GraphWriter(
             config.paths.graph,
             config.paths.graph_index,
@@ -42,6 +51,7 @@ class Resources:
             DvcRepo(config.paths.dvc_root),
             lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors),
             config.storage.compact_after,
+            corpus,
         )
 
     def _get(self, name: str, load: Callable[[], Any]) -> Any:
@@ -57,7 +67,9 @@ class Resources:
 
     @property
     def corpus_index(self):
-        return self._get("corpus_index", lambda: open_index(self.config.paths.corpus_index, self.config.embeddings, self.query_vectors))
+        """The writer's copy: documents added in this process are found at once."""
+        assert self.writer.corpus is not None
+        return self.writer.corpus.index.get()
 
     @property
     def llm(self) -> LLM:
@@ -82,6 +94,13 @@ class Resources:
             return TitleLinkingExtractor(extractor, TitleGazetteer(self.passages.titles()))
 
         return self._get("extractor", load)
+
+    @property
+    def seed_extractor(self) -> Extractor:
+        """The build's extractor (`extraction.extractor`): what `enrich-rag add` reads new documents with."""
+        from enrich_rag.extract.factory import make_extractor
+
+        return self._get("seed_extractor", lambda: make_extractor(self.config.extraction))
 
     @property
     def nlp(self):

@@ -275,6 +275,36 @@ def enrich(
     _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
 
 
+@app.command()
+def add(
+    paths: Annotated[list[Path], typer.Argument(help="files (.txt .md .pdf, .jsonl of {id,title,text}) or folders")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add new or changed documents to the built corpus and graph (no rebuild; unchanged ones are skipped)."""
+    from enrich_rag.stages.corpus_update import add_documents
+
+    cfg = _config(params, config)
+    result = _with_agent(cfg, lambda agent: add_documents(agent.resources, list(paths))).record()
+    _emit(result, as_json, _kv_table(f"added: {result['partition'] or 'nothing new'}", result))
+
+
+@app.command()
+def remove(
+    doc_ids: Annotated[list[str], typer.Argument(help="document ids (as `enrich-rag add` printed them, or the build's)")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove documents: their passages, facts and links are no longer read or cited (`graph rollback` undoes it)."""
+    from enrich_rag.stages.corpus_update import remove_documents
+
+    cfg = _config(params, config)
+    result = _with_agent(cfg, lambda agent: remove_documents(agent.resources, doc_ids)).record()
+    _emit(result, as_json, _kv_table(f"removed: {result['partition']}", result))
+
+
 @graph_app.command("rollback")
 def graph_rollback(
     partition: Annotated[str, typer.Argument(help="an enrich-* partition id, or a compact-* one (restores what it merged)")],

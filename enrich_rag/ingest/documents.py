@@ -156,35 +156,42 @@ def read_pdf_document(path: Path, doc_id: str) -> Document | None:
 FOLDER_SUFFIXES = (".txt", ".md", ".jsonl", ".pdf")
 
 
+def read_document_file(path: Path, doc_id: str) -> list[Document]:
+    """One .txt, .md or .pdf file as a document with this id, or a .jsonl file's {id, title, text} rows
+    (ids: `<doc_id>#<id>`); none for an empty file or a PDF without text."""
+    suffix = path.suffix.lower()
+    if suffix not in FOLDER_SUFFIXES:
+        raise InputDataError(f"{path}: not a {', '.join(FOLDER_SUFFIXES)} file")
+    if suffix == ".jsonl":
+        return [Document(f"{doc_id}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
+    if suffix == ".pdf":
+        pdf = read_pdf_document(path, doc_id)
+        return [pdf] if pdf else []
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputDataError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
+    except OSError as exc:
+        raise InputDataError(f"{path}: cannot read ({exc.strerror})") from exc
+    if not text.strip():
+        return []
+    if suffix == ".md":
+        heading_title, sections = split_markdown_sections(text)
+        return [Document(doc_id, heading_title or path.stem, sections, str(path))]
+    return [Document(doc_id, path.stem, (Section("", text.strip()),), str(path))]
+
+
+def folder_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES and p.is_file())
+
+
 def read_folder_documents(folder: Path) -> list[Document]:
     """Every .txt, .md and .pdf file is a document (ids: paths in the folder); a .jsonl file holds
     {id, title, text} rows, each a document (ids: `<path>#<id>`)."""
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES and p.is_file())
+    files = folder_files(folder)
     if not files:
         raise InputDataError(f"{folder}: no {', '.join(FOLDER_SUFFIXES)} files found")
-    docs = []
-    for path in files:
-        rel = path.relative_to(folder).as_posix()
-        if path.suffix.lower() == ".jsonl":
-            docs += [Document(f"{rel}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
-            continue
-        if path.suffix.lower() == ".pdf":
-            pdf = read_pdf_document(path, rel)
-            docs += [pdf] if pdf else []
-            continue
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputDataError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
-        if not text.strip():
-            continue
-        if path.suffix.lower() == ".md":
-            heading_title, sections = split_markdown_sections(text)
-            title = heading_title or path.stem
-        else:
-            title, sections = path.stem, (Section("", text.strip()),)
-        docs.append(Document(rel, title, sections, str(path)))
-    return docs
+    return [doc for path in files for doc in read_document_file(path, path.relative_to(folder).as_posix())]
 
 
 def read_corpus(source: str | Path, fmt: str, max_passages: int = 0) -> list[Document]:

@@ -14,7 +14,7 @@ from enrich_rag.storage.passages import read_passages
 
 
 def corpus_documents(config: Config) -> list[dict]:
-    return [{"id": p.id, "text": p.content, "title": p.title, "doc_id": p.doc_id} for p in read_passages(config.paths.chunks)]
+    return [p.index_row() for p in read_passages(config.paths.chunks)]
 
 
 def precomputed_vectors(config: Config, docs: list[dict]) -> Any:

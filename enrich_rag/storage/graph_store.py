@@ -32,13 +32,16 @@ from enrich_rag.errors import StorageError
 from enrich_rag.storage.atomic import staging_path
 from enrich_rag.storage.ids import node_id, normalize_name
 from enrich_rag.storage.partitions import (
+    ALL_TABLES,
     PART_FILE,
     TABLES,
     GraphTables,
+    chunks_file,
     committed_partitions,
     graph_version,
     partition_dir,
     partition_reads,
+    partition_removes,
 )
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, SEED_PARTITION, STRUCTURAL_RELATIONS
 
@@ -84,6 +87,17 @@ _VIEWS = (
     "CREATE OR REPLACE VIEW edges AS SELECT * FROM base.edges UNION ALL SELECT * FROM mem_edges",
     "CREATE OR REPLACE VIEW links AS SELECT * FROM base.links UNION ALL SELECT * FROM mem_links",
     "CREATE OR REPLACE VIEW nodes AS SELECT * FROM base.nodes WHERE id NOT IN (SELECT id FROM mem_nodes) UNION ALL SELECT * FROM mem_nodes",
+    "CREATE OR REPLACE VIEW raw_edges AS SELECT * FROM base.edges UNION ALL SELECT * FROM mem_edges",
+)
+# Once documents have been removed, facts and links read from their chunks are hidden (the seed's file
+# is read-only; compaction drops them from the enrichment side for good). Without removals the views
+# stay as above, so the common case pays nothing. The graph index keeps the rows of hidden facts as
+# their partitions wrote them (`raw_edges`): every lookup goes through these views, so none surfaces,
+# and a rolled-back removal needs no re-embedding.
+_HIDING_REMOVED = tuple(
+    f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM base.{table} WHERE chunk_id NOT IN (SELECT chunk_id FROM removed) "
+    f"UNION ALL SELECT * FROM mem_{table} WHERE chunk_id NOT IN (SELECT chunk_id FROM removed)"
+    for table in ("edges", "links")
 )
 _INDEXES = {"nodes": ("id",), "edges": ("src", "dst", "id"), "links": ("node", "chunk_id")}
 _SOURCES = (("nodes", "raw_nodes", NODES), ("edges", "edges", EDGES), ("links", "links", LINKS))
@@ -124,6 +138,8 @@ class GraphStore:
         self.damaged: dict[str, str] = {}  # quarantined partition -> why
         _create_graph_tables(self._con, "mem_")
         self._con.execute("CREATE TABLE reads (chunk_id VARCHAR, extractor VARCHAR, partition VARCHAR)")
+        self._con.execute("CREATE TABLE removed (chunk_id VARCHAR, partition VARCHAR)")
+        self._hiding = False
         self._attach_seed(None)
         for view in _VIEWS:
             self._con.execute(view)
@@ -140,7 +156,7 @@ class GraphStore:
 
     def _signature(self, partition: str) -> tuple:
         sig: list[tuple[int, int, int] | None] = []
-        for table in TABLES:
+        for table in ALL_TABLES:
             path = partition_dir(self.root, table, partition) / PART_FILE
             try:
                 stat = path.stat()
@@ -236,6 +252,8 @@ class GraphStore:
             rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
             if rows:
                 con.executemany("INSERT INTO reads VALUES (?, ?, ?)", rows)
+            if (corpus := chunks_file(self.root, partition)) and (removes := partition_removes(corpus)):
+                con.execute("INSERT INTO removed SELECT unnest(?::VARCHAR[]), ?", [removes, partition])
             con.execute("COMMIT")
             self._healthy(partition)
         except (duckdb.Error, StorageError, OSError, ValueError) as exc:
@@ -260,7 +278,7 @@ class GraphStore:
         if wanted.get(SEED_PARTITION) != self._loaded.get(SEED_PARTITION):
             self._attach_seed(wanted.get(SEED_PARTITION))
         for partition in [p for p in self._loaded if p != SEED_PARTITION and wanted.get(p) != self._loaded[p]]:
-            for target in ("mem_raw_nodes", "mem_edges", "mem_links", "reads"):
+            for target in ("mem_raw_nodes", "mem_edges", "mem_links", "reads", "removed"):
                 con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
             self._healthy(partition)
         for partition in [p for p in partitions if p != SEED_PARTITION and self._loaded.get(p) != wanted[p]]:
@@ -271,6 +289,11 @@ class GraphStore:
         merged = f"({seed_rows} UNION ALL SELECT * FROM mem_raw_nodes)"
         con.execute(f"CREATE OR REPLACE TABLE mem_nodes AS {NODES_BY_ID.format(rows=merged)}")
         _index(con, "mem_")
+        hiding = bool(con.execute("SELECT count(*) FROM removed").fetchone()[0])  # type: ignore[index]
+        if hiding != self._hiding:
+            for view in _HIDING_REMOVED if hiding else _VIEWS[1:3]:
+                con.execute(view)
+            self._hiding = hiding
         self._loaded = wanted
         self._version = version
         self.partitions = [p for p in partitions if p not in self.damaged]
@@ -419,6 +442,10 @@ class GraphStore:
             about.setdefault(row["node"], set()).add(row["chunk_id"])
         return about
 
+    def removed_chunks(self) -> set[str]:
+        """Chunk ids removed from the corpus by a committed partition (`enrich-rag remove`, a changed document)."""
+        return {r["chunk_id"] for r in self._query("SELECT DISTINCT chunk_id FROM removed")}
+
     def only_new(self, tables: GraphTables) -> GraphTables:
         """The rows of `tables` the graph does not hold yet (nodes and edges by id, links by node and
         chunk, reads by chunks not yet read): what an enrichment adds. Nothing new means no partition, so
@@ -439,6 +466,8 @@ class GraphStore:
                 )
             ),
             {e: unread for e, chunks in tables.reads.items() if (unread := sorted(set(chunks) - self.chunks_read_by(chunks, e)))},
+            tables.chunks,
+            tables.removes,
         )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:
@@ -451,7 +480,7 @@ class GraphStore:
         nodes = self._query("SELECT id, name, type, description FROM nodes WHERE partitions[1] = ? ORDER BY id", [partition])
         edges = self._query(
             """
-            SELECT id, relation, src_name, dst_name FROM edges WHERE partition = ? ORDER BY id
+            SELECT id, relation, src_name, dst_name FROM raw_edges WHERE partition = ? ORDER BY id
             """,
             [partition],
         )

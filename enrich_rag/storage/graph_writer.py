@@ -1,7 +1,9 @@
-"""The enrichment commit protocol, in one place: partition -> graph index -> DVC, under one lock.
+"""The commit protocol, in one place: partition -> graph index (-> corpus index) -> DVC, under one lock.
 
-Order of writes, each atomic: (1) the partition (its nodes folder rename is the commit point),
-(2) the graph index upsert + save, (3) the DVC record. The committed partitions are the truth:
+Enrichments, documents added or removed (`enrich-rag add` / `remove`) and compactions all write
+through here. Order of writes, each atomic: (1) the partition (its nodes folder rename is the commit
+point), (2) the graph index upsert + save, (2b) for added or removed documents the corpus index
+(`corpus_changes.py`), (3) the DVC record. The committed partitions are the truth:
 a crash after (1) leaves a partition that `reconcile` upserts and records on the next start; a
 crash before it leaves only a hidden staging folder that `reconcile` removes. A rollback uncommits
 first (the partition disappears for readers), then deletes its index rows, then its DVC record,
@@ -9,18 +11,12 @@ under an intent record written before any of it: a crash at any point leaves the
 `reconcile` finishes the rollback. `verify` checks all of it, DVC records included.
 
 Several processes may write (the server beside a CLI, two CLIs): the file lock serialises them, and
-a writer that finds the index on disk saved by someone else since it loaded it reloads it before
-writing, so no process upserts into (and saves over) a stale copy.
-
-The writer never imports txtai: it is handed a way to open the graph index, and uses only
-`upsert`, `delete`, `search` and `save` on it.
+each index reloads a copy another process saved over before it is written (`saved_index.py`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,15 +27,18 @@ from typing import Any
 from filelock import FileLock
 
 from enrich_rag.errors import StorageError
-from enrich_rag.storage.atomic import atomic_file, recover, save_index
+from enrich_rag.storage.atomic import atomic_file, recover
 from enrich_rag.storage.compaction import merged_tables
+from enrich_rag.storage.corpus_changes import CorpusSync
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.partitions import (
+    ALL_TABLES,
     COMPACT_PREFIX,
     TABLES,
     GraphTables,
     bump_version,
+    chunks_file,
     committed_partitions,
     on_disk,
     partition_dir,
@@ -49,6 +48,7 @@ from enrich_rag.storage.partitions import (
     replaced_by,
     write_partition,
 )
+from enrich_rag.storage.saved_index import SavedIndex
 from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
@@ -80,6 +80,7 @@ class Reconciliation:
     recorded: list[str] = field(default_factory=list)
     finished_rollbacks: list[str] = field(default_factory=list)
     finished_compactions: list[str] = field(default_factory=list)
+    corpus: dict[str, int] = field(default_factory=dict)  # chunks upserted / deleted to bring the corpus index in line
 
     @property
     def changed(self) -> bool:
@@ -90,6 +91,7 @@ class Reconciliation:
             or self.recorded
             or self.finished_rollbacks
             or self.finished_compactions
+            or self.corpus
         )
 
 
@@ -104,16 +106,15 @@ class GraphWriter:
         dvc: DvcRepo,
         open_index: Callable[[], Any],
         compact_after: int = 0,
+        corpus: CorpusSync | None = None,
     ):
         self.root = Path(graph_root)
         self.compact_after = compact_after  # storage.compact_after: 0 = only when asked
         self.index_path = Path(index_path)
         self.store = store
         self.dvc = dvc
-        self._open_index = open_index
-        self._index: Any = None
-        self._index_version: tuple | None = None  # the saved index the loaded copy came from
-        self._index_lock = threading.Lock()
+        self.graph_index = SavedIndex(index_path, open_index)
+        self.corpus = corpus  # the corpus index and chunks that `enrich-rag add` / `remove` change
         self.root.mkdir(parents=True, exist_ok=True)
         # One reentrant lock object per writer: a rollback runs reconcile while holding it.
         self.lock = FileLock(str(self.root / WRITE_LOCK))
@@ -122,61 +123,59 @@ class GraphWriter:
 
     @property
     def index(self) -> Any:
-        with self._index_lock:
-            if self._index is None:
-                self._index_version = self._disk_version()  # before loading: a save in between only costs a reload
-                self._index = self._open_index()
-            return self._index
+        return self.graph_index.get()
 
     def reload_index(self) -> None:
-        with self._index_lock:
-            self._index = None
-
-    def _disk_version(self) -> tuple | None:
-        """Identity of the saved index: every save swaps in a new folder with new files."""
-        try:
-            folder = self.index_path.stat()
-            files = sorted((f.name, f.stat().st_mtime_ns) for f in os.scandir(self.index_path) if f.is_file())
-        except FileNotFoundError:
-            return None
-        return folder.st_ino, folder.st_mtime_ns, tuple(files)
+        self.graph_index.reload()
+        if self.corpus:
+            self.corpus.index.reload()
 
     def _sync_index(self) -> None:
-        """Under the write lock: drop a loaded index that another process has saved over since."""
-        with self._index_lock:
-            if self._index is not None and self._disk_version() != self._index_version:
-                self._index = None
+        """Under the write lock: drop loaded indexes that another process has saved over since."""
+        self.graph_index.sync()
+        if self.corpus:
+            self.corpus.index.sync()
 
     def _save_index(self) -> None:
-        save_index(self.index, self.index_path)
-        with self._index_lock:
-            self._index_version = self._disk_version()
+        self.graph_index.save()
 
     def _tracked(self, partitions: list[str]) -> list[Path]:
-        return [partition_dir(self.root, t, p) for p in partitions for t in TABLES]
+        """Each partition's folders DVC records: nodes, edges, links, and its chunks where it has them."""
+        folders = [partition_dir(self.root, t, p) for p in partitions for t in ALL_TABLES]
+        return [f for f in folders if f.parent.name in TABLES or f.exists() or Path(f"{f}.dvc").is_file()]
 
-    def new_partition_id(self) -> str:
-        n = sum(p.startswith("enrich-") for p in committed_partitions(self.root)) + 1
-        return f"enrich-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{n}"
+    def _corpus_index(self, changed: bool) -> list[Path]:
+        """The corpus index among what DVC records, once documents were added or removed here."""
+        return [self.corpus.index.path] if self.corpus and (changed or self.corpus.touched()) else []
+
+    def new_partition_id(self, prefix: str = "enrich") -> str:
+        n = sum(p.startswith(f"{prefix}-") for p in committed_partitions(self.root)) + 1
+        return f"{prefix}-{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{n}"
 
     def require_dvc(self) -> None:
         """Checked before anything is written: an enrichment DVC cannot record is not made at all."""
         if not self.dvc.exists():
             raise StorageError(f"no DVC repository at {self.dvc.root}; run `dvc init` there (or set paths.dvc_root)")
 
-    def commit(self, tables: GraphTables) -> Commit | None:
-        """Write a new enrichment partition with what of `tables` the graph lacks, index it, record both
-        with DVC; None when nothing is new (no row, no chunk newly read). The filter runs under the lock: two writers that read the
-        same chunk at once commit its facts once, so no index row is ever claimed by two partitions."""
+    def commit(self, tables: GraphTables, prefix: str = "enrich") -> Commit | None:
+        """Write a new partition (`prefix`: enrich, add, remove) with what of `tables` the graph lacks,
+        index it, record both with DVC; None when nothing is new (no row, no chunk newly read, nothing
+        removed). The filter runs under the lock: two writers that read the same chunk at once commit its
+        facts once, so no index row is ever claimed by two partitions. Added and removed chunks go to the
+        corpus index after the graph index (a kill in between is found and fixed by `reconcile`)."""
         self.require_dvc()
+        if tables.changes_corpus and self.corpus is None:
+            raise StorageError("this writer has no corpus index to add documents to")
         with self.lock:
             self._sync_index()
             tables = self.store.only_new(tables)
-            if not tables.rows and not tables.reads:
+            if not tables.rows and not tables.reads and not tables.removes:
                 return None
             t0 = time.perf_counter()
-            partition = self.new_partition_id()
-            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads)
+            partition = self.new_partition_id(prefix)
+            write_partition(
+                self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads, chunks=tables.chunks, removes=tables.removes
+            )
             result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
             self.after_partition_write(partition)
@@ -188,9 +187,13 @@ class GraphWriter:
                 self._save_index()
             result.indexed = len(docs)
             result.seconds["upsert"] = time.perf_counter() - t0
+            if tables.changes_corpus and self.corpus:
+                t0 = time.perf_counter()
+                self.corpus.apply(tables.chunks, tables.removes)
+                result.seconds["corpus_index"] = time.perf_counter() - t0
 
             t0 = time.perf_counter()
-            result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path])
+            result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path] + self._corpus_index(tables.changes_corpus))
             result.seconds["dvc"] = time.perf_counter() - t0
             if self.compact_after and sum(p != SEED_PARTITION for p in committed_partitions(self.root)) > self.compact_after:
                 t0 = time.perf_counter()
@@ -211,13 +214,26 @@ class GraphWriter:
             if len(merged) < 2:
                 return None
             t0 = time.perf_counter()
+            corpus_current = self.corpus is not None and self.corpus.is_current()
             partition = f"{COMPACT_PREFIX}{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
             with atomic_file(self._compact_intent(partition)) as tmp:
                 tmp.write_text(json.dumps({"compact": partition, "replaces": merged, "started": datetime.now(UTC).isoformat()}))
             tables = merged_tables(self.root, merged)
-            write_partition(self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads, replaces=merged)
+            write_partition(
+                self.root,
+                partition,
+                tables.nodes,
+                tables.edges,
+                tables.links,
+                tables.reads,
+                replaces=merged,
+                chunks=tables.chunks,
+                removes=tables.removes,
+            )
             self.after_partition_write(partition)
             dvc = self._finish_compaction(partition)
+            if corpus_current and self.corpus:  # the same chunks, under the merged partition's name
+                self.corpus.write_state()
         return {
             "partition": partition,
             "replaced": len(merged),
@@ -308,6 +324,8 @@ class GraphWriter:
         partitions' index rows were never changed and become theirs again)."""
         if partition.startswith(COMPACT_PREFIX) and partition in on_disk(self.root):
             self._restore_compacted(partition)
+        if self.corpus and chunks_file(self.root, partition):
+            self.corpus.mark_dirty()  # its documents come back or go: reconcile brings the corpus index along
         remove_partition(self.root, partition)
         ids = sorted(self.indexed_ids().get(partition, set()))
         if ids:
@@ -389,13 +407,15 @@ class GraphWriter:
                     dirty = True
             if dirty:
                 self._save_index()
+            if self.corpus:
+                report.corpus = self.corpus.reconcile()
             enrichments = sorted(committed - {SEED_PARTITION} - damaged)
             if self.dvc.exists() and enrichments:
-                tracked = self._tracked(enrichments) + [self.index_path]
+                tracked = self._tracked(enrichments) + [self.index_path] + self._corpus_index(bool(report.corpus))
                 if force_record or dirty or not self.dvc.is_current(tracked):
                     report.recorded = self.dvc.record(tracked)
-            elif self.dvc.exists() and force_record:
-                report.recorded = self.dvc.record([self.index_path])
+            elif self.dvc.exists() and (force_record or report.corpus):
+                report.recorded = self.dvc.record([self.index_path] + self._corpus_index(bool(report.corpus)))
         return report
 
     def verify(self) -> list[str]:
@@ -417,8 +437,10 @@ class GraphWriter:
         orphans = set(indexed) - set(committed)
         if orphans:
             problems.append(f"index rows of missing partitions {sorted(orphans)}")
+        if self.corpus:
+            problems += self.corpus.problems()
         tracked = self._tracked([p for p in committed if p != SEED_PARTITION and p not in damaged])
-        if tracked and not self.dvc.is_current(tracked + [self.index_path]):
+        if tracked and not self.dvc.is_current(tracked + [self.index_path] + self._corpus_index(False)):
             problems.append("dvc records stale")
         pending = self.pending_rollbacks()
         if pending:

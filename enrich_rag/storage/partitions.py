@@ -21,13 +21,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from enrich_rag.storage.atomic import _fsync_dir, staging_path, write_parquet_atomic
-from enrich_rag.storage.schema import EDGES, LINKS, NODES, check_partition_id
+from enrich_rag.storage.schema import CHUNKS, EDGES, LINKS, NODES, check_partition_id
 from enrich_rag.storage.uris import exists, is_uri, listing, open_uri
 
 PART_FILE = "part-0.parquet"
 TABLES = ("nodes", "edges", "links")
+# A partition written by `enrich-rag add` / `remove` also carries a chunks table: the chunks of the
+# documents it adds, and in its footer the chunk ids it removes (a tombstone). Others have none.
+CHUNKS_TABLE = "chunks"
+ALL_TABLES = (*TABLES, CHUNKS_TABLE)
 # Written in this order: nodes, the commit point, last; removed in the reverse order.
-_WRITE_ORDER = ("edges", "links", "nodes")
+_WRITE_ORDER = ("edges", "links", CHUNKS_TABLE, "nodes")
 # Edges are sorted by source id and cut into small row groups so that min/max statistics let
 # DuckDB skip most of the file for a 1-hop lookup.
 EDGE_ROW_GROUP = 16_384
@@ -37,6 +41,9 @@ READS_KEY = b"enrich_rag.reads"
 # Key of a compacted partition's nodes metadata: the partitions it replaces. Its nodes rename is the
 # commit point of the compaction too: from then on readers list it and no longer the ones it replaces.
 REPLACES_KEY = b"enrich_rag.replaces"
+# Key of a chunks file's metadata: the chunk ids this partition removes from the corpus (documents
+# removed or replaced by a new version); their facts, links and passages are hidden from then on.
+REMOVES_KEY = b"enrich_rag.removes"
 COMPACT_PREFIX = "compact-"
 # Replaced (new inode) by every write and removal: with the nodes folder's own stat it tells a reader
 # in two stat calls whether anything changed, instead of statting three files per partition per query.
@@ -51,10 +58,16 @@ class GraphTables:
     edges: pa.Table
     links: pa.Table
     reads: dict[str, list[str]] = field(default_factory=dict)
+    chunks: pa.Table | None = None  # the chunks of documents added (`enrich-rag add`)
+    removes: tuple[str, ...] = ()  # chunk ids removed from the corpus
 
     @property
     def rows(self) -> int:
-        return self.nodes.num_rows + self.edges.num_rows + self.links.num_rows
+        return self.nodes.num_rows + self.edges.num_rows + self.links.num_rows + (self.chunks.num_rows if self.chunks else 0)
+
+    @property
+    def changes_corpus(self) -> bool:
+        return self.chunks is not None or bool(self.removes)
 
 
 def _footer(nodes_file: Path | str, key: bytes) -> Any:
@@ -65,6 +78,25 @@ def _footer(nodes_file: Path | str, key: bytes) -> Any:
 def partition_reads(nodes_file: Path | str) -> dict[str, list[str]]:
     """The `reads` a partition's nodes file carries (its footer only is read)."""
     return _footer(nodes_file, READS_KEY) or {}
+
+
+def chunks_file(graph_root: Path | str, partition: str) -> Path | None:
+    """The partition's chunks file, where it has one (partitions that add or remove documents)."""
+    path = partition_dir(Path(graph_root), CHUNKS_TABLE, partition) / PART_FILE
+    return path if path.is_file() else None
+
+
+def partition_removes(path: Path | str) -> list[str]:
+    """The chunk ids a chunks file removes (its footer only is read)."""
+    return _footer(path, REMOVES_KEY) or []
+
+
+def corpus_partitions(graph_root: Path | str) -> list[str]:
+    """Committed partitions that add or remove documents, in write order."""
+    folder = Path(graph_root) / CHUNKS_TABLE
+    if is_uri(graph_root) or not folder.is_dir():
+        return []
+    return [p for p in committed_partitions(graph_root) if chunks_file(graph_root, p)]
 
 
 def partition_replaces(graph_root: Path | str, partition: str) -> list[str]:
@@ -150,6 +182,8 @@ def write_partition(
     links: pa.Table | None = None,
     reads: dict[str, list[str]] | None = None,
     replaces: list[str] | None = None,
+    chunks: pa.Table | None = None,
+    removes: list[str] | tuple[str, ...] = (),
 ) -> None:
     nodes = nodes.cast(NODES).sort_by("id")
     metadata = {}
@@ -164,13 +198,18 @@ def write_partition(
         "edges": (edges.cast(EDGES).sort_by([("src", "ascending"), ("dst", "ascending")]), EDGE_ROW_GROUP),
         "links": ((links if links is not None else LINKS.empty_table()).cast(LINKS).sort_by("node"), EDGE_ROW_GROUP),
     }
+    if chunks is not None or removes:
+        corpus = (chunks if chunks is not None else CHUNKS.empty_table()).cast(CHUNKS).sort_by("chunk_id")
+        if removes:
+            corpus = corpus.replace_schema_metadata({REMOVES_KEY: json.dumps(sorted(set(removes)))})
+        tables[CHUNKS_TABLE] = (corpus, None)
     if is_uri(graph_root):
         _write_partition_to_store(str(graph_root), check_partition_id(partition), tables)
         return
     graph_root = Path(graph_root)
     staged: list[tuple[Path, Path]] = []
     try:
-        for name in _WRITE_ORDER:
+        for name in [n for n in _WRITE_ORDER if n in tables]:
             table, group = tables[name]
             target = partition_dir(graph_root, name, partition)
             tmp = staging_path(target)
@@ -196,7 +235,7 @@ def _write_partition_to_store(uri: str, partition: str, tables: dict[str, tuple[
     token = uuid.uuid4().hex[:8]
     staged: list[tuple[str, str]] = []
     try:
-        for name in _WRITE_ORDER:
+        for name in [n for n in _WRITE_ORDER if n in tables]:
             table, group = tables[name]
             fs.create_dir(f"{root}/{name}", recursive=True)
             tmp = f"{root}/{name}/.tmp-partition={partition}-{token}.parquet"
@@ -228,7 +267,7 @@ def remove_uncommitted(graph_root: Path) -> list[str]:
     graph_root = Path(graph_root)
     removed = []
     committed = set(on_disk(graph_root))
-    for table in TABLES:
+    for table in ALL_TABLES:
         root = graph_root / table
         if not root.is_dir():
             continue

@@ -44,6 +44,10 @@ class Passage:
     def from_row(cls, row: dict[str, Any]) -> Passage:
         return cls(row["chunk_id"], row["doc_id"], row["title"] or "", row["text"], row.get("section") or "", int(row.get("position") or 0))
 
+    def index_row(self) -> dict[str, Any]:
+        """The corpus index's row for this chunk (search text: title and text)."""
+        return {"id": self.id, "text": self.content, "title": self.title, "doc_id": self.doc_id}
+
     def to_row(self) -> dict[str, Any]:
         return {
             "chunk_id": self.id,
@@ -76,27 +80,46 @@ class PassageStore:
     """Chunks by id for online code, from an indexed in-memory DuckDB table.
 
     The agent looks chunks up several times per question and a Parquet scan costs ~40 ms each; the
-    table is loaded once and reloaded when the file changes (a rebuilt corpus). Thread-safe: the
-    web server answers on a thread pool.
+    table is loaded once and reloaded when the file changes (a rebuilt corpus). With `graph_root`, the
+    corpus is the built chunks plus the chunks of documents added since, less those removed (the graph's
+    partitions carry both, `storage/corpus_changes.py`), so a removed passage is never found again.
+    Thread-safe: the web server answers on a thread pool.
     """
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, graph_root: Path | str | None = None):
         self.path = Path(path)
+        self.graph_root = Path(graph_root) if graph_root is not None else None
         self._lock = threading.Lock()
         self._con = None
-        self._signature: tuple[int, int] | None = None
+        self._signature: tuple | None = None
+        self._version: tuple | None = None
 
-    def _table(self):
-        import duckdb
+    def _current(self) -> tuple:
+        from enrich_rag.storage.corpus_changes import changes_signature
+        from enrich_rag.storage.partitions import graph_version
 
         try:
             stat = self.path.stat()
         except FileNotFoundError as exc:
             raise StorageError(f"no chunks at {self.path} (run the prepare_corpus stage first)") from exc
-        signature = (stat.st_mtime_ns, stat.st_size)
+        if self.graph_root is None:
+            return (stat.st_mtime_ns, stat.st_size)
+        version = graph_version(self.graph_root)
+        if version == self._version and self._signature and self._signature[:2] == (stat.st_mtime_ns, stat.st_size):
+            return self._signature  # the graph did not move: no partition listing
+        self._version = version
+        return (stat.st_mtime_ns, stat.st_size, changes_signature(self.graph_root))
+
+    def _table(self):
+        import duckdb
+
+        signature = self._current()
         if signature != self._signature:
+            from enrich_rag.storage.corpus_changes import live_chunks_sql
+
             con = duckdb.connect()
-            con.execute("CREATE TABLE chunks AS SELECT * FROM read_parquet(?)", [str(self.path)])
+            sql, params = live_chunks_sql(self.path, self.graph_root)
+            con.execute(f"CREATE TABLE chunks AS {sql}", params)
             con.execute("CREATE INDEX chunks_id ON chunks (chunk_id)")
             if self._con is not None:
                 self._con.close()
@@ -117,6 +140,18 @@ class PassageStore:
         with self._lock:
             cursor = self._table().execute(
                 f"SELECT * FROM chunks WHERE {column} IN (SELECT unnest(?::VARCHAR[])) ORDER BY chunk_id", [list(values)]
+            )
+            columns = [d[0] for d in cursor.description]
+            return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
+
+    def containing(self, phrases: list[str]) -> list[Passage]:
+        """Chunks whose text writes any of these phrases word for word (one scan), in chunk-id order."""
+        if not phrases:
+            return []
+        with self._lock:
+            cursor = self._table().execute(
+                "SELECT * FROM chunks WHERE len(list_filter(?::VARCHAR[], lambda p: contains(text, p))) > 0 ORDER BY chunk_id",
+                [list(phrases)],
             )
             columns = [d[0] for d in cursor.description]
             return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]

@@ -154,7 +154,7 @@ def test_warm_loads_what_a_question_needs_and_the_extractor_only_for_enrichment(
     reading = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     reading.warm(enrich=False)
     assert {"corpus_index", "retrieval", "nlp", "llm"} <= set(reading._loaded) and "extractor" not in reading._loaded
-    assert reading.writer._index is not None  # the graph index is open too
+    assert reading.writer.graph_index.is_loaded  # the graph index is open too
     enriching = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     enriching.warm(enrich=True)
     assert "extractor" in enriching._loaded
