@@ -48,6 +48,6 @@ def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
         con.close()
     reads: dict[str, set[str]] = {}
     for path in files("nodes"):
-        for extractor, chunks in partition_reads(path).items():
-            reads.setdefault(extractor, set()).update(chunks)
+        for extractor, read_chunks in partition_reads(path).items():
+            reads.setdefault(extractor, set()).update(read_chunks)
     return GraphTables(nodes, edges, links, {e: sorted(c) for e, c in reads.items()}, chunks, tuple(removes))
