@@ -8,7 +8,9 @@ delay spread over a measured run of the same write. The writes, `--kills` rounds
   - rollback:  the rollback of the newest enrichment partition (an unkilled enrichment first if none);
   - reconcile: the repair of an enrichment that crashed between its partition write and its index
                upsert (made just before, by a worker that exits at that point);
-  - compact:   `graph compact` of the enrichment partitions (unkilled enrichments first, to have two).
+  - compact:   `graph compact` of the enrichment partitions (unkilled enrichments first, to have two);
+  - add:       `enrich-rag add` of one new document (a bundled passage the sandbox lacks);
+  - remove:    `enrich-rag remove` of one document of the sandbox (the next one each round).
 Then, as the next start would, it runs `reconcile` and checks that:
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
@@ -39,20 +41,22 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.sandbox import build_sandbox, sandbox_params
+from enrich_rag.bench.sandbox import build_sandbox, bundled_passages, sandbox_params
 from enrich_rag.config import load_config
 
 
 def _worker(params: Path) -> None:
     """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
-    "reconcile", "compact", or "crash <topic>": an enrichment that dies between partition write and upsert)."""
+    "reconcile", "compact", "add <file>", "remove <doc id>", or "crash <topic>": an enrichment that dies
+    between partition write and upsert)."""
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
+    from enrich_rag.stages.corpus_update import add_documents, remove_documents
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
     resources = Resources(config)
-    for name in ("graph_index", "corpus_index", "extractor"):  # load everything before the clock starts
+    for name in ("graph_index", "corpus_index", "extractor", "seed_extractor"):  # load everything before the clock starts
         getattr(resources, name)
     print("READY", flush=True)
     operation, _, topic = sys.stdin.readline().strip().partition(" ")
@@ -64,6 +68,10 @@ def _worker(params: Path) -> None:
         done = Agent(resources).enrich(topic, []).partition
     elif operation == "compact":
         done = (resources.writer.compact() or {}).get("partition")
+    elif operation == "add":
+        done = add_documents(resources, [topic]).partition
+    elif operation == "remove":
+        done = remove_documents(resources, [topic]).partition
     elif operation == "rollback":
         done = resources.writer.rollback([p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"][-1])["partition"]
     else:
@@ -112,7 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=50, help="rounds per operation")
     parser.add_argument(
-        "--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile", "compact"]
+        "--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile", "compact", "add", "remove"]
     )
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
@@ -131,6 +139,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         params = sandbox_params(Path(tmp), args.passages, seed_share=0.25, **({"extraction": {"deep": args.deep}} if args.deep else {}))
         topics = iter(build_sandbox(params) * 4)
+        additions = iter(bundled_passages(2 * args.kills + 2, skip=args.passages))
+        removals = iter(f"p{n}" for n in range(args.passages))
 
         def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
             """One worker doing `command`; killed after `kill_after` s unless done. (finished, seconds)"""
@@ -169,6 +179,14 @@ def main() -> None:
                 while len(_enrichments(params)) < 2:
                     run(f"enrich {next(topics)}")
                 return "compact"
+            if operation == "add":
+                doc = next(additions)
+                path = Path(tmp) / "additions" / f"{doc['id']}.md"
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(f"# {doc['title']}\n\n{doc['text']}\n", encoding="utf-8")
+                return f"add {path}"
+            if operation == "remove":
+                return f"remove {next(removals)}"
             run(f"crash {next(topics)}")  # a partition written, not indexed, not recorded
             return "reconcile"
 

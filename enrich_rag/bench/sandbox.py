@@ -15,17 +15,24 @@ PROJECT = Path(__file__).resolve().parents[2]
 BUNDLED = PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
 
 
-def sandbox_params(root: Path, passages: int, seed_share: float, **sections: dict) -> Path:
-    """params.yaml for a build in `root` over the first `passages` distinct bundled passages (whole
-    questions' contexts, in file order); `sections` override params.yaml per section."""
-    base = yaml.safe_load((PROJECT / "params.yaml").read_text())
+def bundled_passages(count: int, skip: int = 0) -> list[dict[str, str]]:
+    """Distinct bundled passages in file order as {id, title, text}, ids `p<n>`; `skip` the first ones
+    (those a sandbox of that many passages holds: documents to add to it)."""
     seen: set[str] = set()
     docs: list[dict[str, str]] = []
     for line in BUNDLED.read_text().splitlines():
         for ctx in json.loads(line)["contexts"]:
-            if ctx["title"] not in seen and len(docs) < passages:
+            if ctx["title"] not in seen and len(docs) < skip + count:
                 seen.add(ctx["title"])
                 docs.append({"id": f"p{len(docs)}", "title": ctx["title"], "text": "".join(ctx["sentences"]).strip()})
+    return docs[skip:]
+
+
+def sandbox_params(root: Path, passages: int, seed_share: float, **sections: dict) -> Path:
+    """params.yaml for a build in `root` over the first `passages` distinct bundled passages (whole
+    questions' contexts, in file order); `sections` override params.yaml per section."""
+    base = yaml.safe_load((PROJECT / "params.yaml").read_text())
+    docs = bundled_passages(passages)
     source = root / "corpus.jsonl"
     source.write_text("".join(json.dumps(d) + "\n" for d in docs))
     base["corpus"].update(source=str(source), format="jsonl")

@@ -214,7 +214,7 @@ class GraphWriter:
             if len(merged) < 2:
                 return None
             t0 = time.perf_counter()
-            corpus_current = self.corpus is not None and self.corpus.is_current()
+            corpus_current = self.corpus is not None and self.corpus.touched() and self.corpus.is_current()
             partition = f"{COMPACT_PREFIX}{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
             with atomic_file(self._compact_intent(partition)) as tmp:
                 tmp.write_text(json.dumps({"compact": partition, "replaces": merged, "started": datetime.now(UTC).isoformat()}))

@@ -87,7 +87,8 @@ def test_compaction_keeps_what_readers_see_and_its_rollback_restores_the_partiti
     assert kept == sorted(f"partition={p}.dvc" for p in before_partitions[1:] for _ in range(3))  # ... their DVC pointers kept
     assert _seen(enriched) == before
     fresh = Resources(gap_config)  # another process: nothing to repair, the same rows
-    assert not fresh.writer.reconcile().changed and fresh.writer.verify() == []
+    report = fresh.writer.reconcile()
+    assert not report.changed and fresh.writer.verify() == [], report
     assert _seen(fresh) == before
 
     with pytest.raises(StorageError, match=f"'{before_partitions[2]}' was compacted into '{merged}': roll that back first"):
