@@ -47,6 +47,18 @@ def test_dvc_repro_builds_skips_and_reruns_on_param_change(tmp_path):
     second = _dvc(repo, "repro", "summary")
     assert "Running stage" not in second
 
+    # Documents added after the build live in the graph's partitions; the indexes are re-recorded as
+    # their stages' outputs, so the pipeline has nothing to do.
+    (repo / "tenet.md").write_text("# Tenet\n\nTenet is a 2020 film directed by Christopher Nolan.\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    added = subprocess.run(
+        [str(Path(sys.executable).with_name("enrich-rag")), "add", "tenet.md", "--json"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert '"added": [\n    "tenet.md"' in added.stdout or '"tenet.md"' in added.stdout
+    assert "Running stage" not in _dvc(repo, "repro", "summary")
+    assert "up to date" in _dvc(repo, "status", "build_corpus_index", "build_graph_index").lower()
+
     params["corpus"]["chunk_size"] = 100
     (repo / "params.yaml").write_text(yaml.safe_dump(params))
     third = _dvc(repo, "repro", "summary")

@@ -44,6 +44,8 @@ from rich.table import Table
 from enrich_rag.bench.sandbox import build_sandbox, bundled_passages, sandbox_params
 from enrich_rag.config import load_config
 
+OPERATIONS = ["enrich", "rollback", "reconcile", "compact", "add", "remove"]
+
 
 def _worker(params: Path) -> None:
     """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
@@ -119,9 +121,7 @@ def _enrichments(params: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=50, help="rounds per operation")
-    parser.add_argument(
-        "--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=["enrich", "rollback", "reconcile", "compact", "add", "remove"]
-    )
+    parser.add_argument("--operations", nargs="+", default=["enrich", "rollback", "reconcile"], choices=OPERATIONS)
     parser.add_argument("--passages", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--deep", choices=["llm", "spacy"], default=None, help="EnrichGraph's extractor (default: params.yaml's)")

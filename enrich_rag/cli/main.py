@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -415,7 +416,7 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
 
 @graph_app.command("partitions")
 def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
-    """List committed partitions (seed first, then enrichments in write order) and their DVC records."""
+    """List committed partitions (seed first, then enrichments, additions, removals) and their DVC records."""
     cfg = _config(params, config)
     try:
         resources = _resources(cfg)
@@ -424,11 +425,12 @@ def graph_partitions(params: ParamsOption = Path("params.yaml"), config: Overlay
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title="graph partitions")
-    for column in ("partition", "nodes", "edges", "facts by extractor", "dvc"):
+    for column in ("partition", "nodes", "edges", "facts by extractor", "chunks added / removed", "dvc"):
         table.add_column(column)
     for row in rows:
         by = ", ".join(f"{name} {n:,}" for name, n in row.get("extractors", {}).items())
-        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}", by, row["dvc"])
+        corpus = f"{row['chunks_added']:,} / {row['chunks_removed']:,}" if "chunks_added" in row else ""
+        table.add_row(row["partition"], f"{row['nodes']:,}", f"{row['edges']:,}", by, corpus, row["dvc"])
     _emit(rows, as_json, table)
 
 
@@ -467,27 +469,37 @@ def serve(
     host: Annotated[str, typer.Option(help="bind address; loopback by default")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
     allowed_host: Annotated[list[str] | None, typer.Option(help="another Host name clients use (repeatable)")] = None,
+    processes: Annotated[int, typer.Option(min=1, max=64, help="worker processes (they share the graph store and model weights)")] = 1,
 ) -> None:
     """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra)."""
     try:
         import uvicorn
 
-        from enrich_rag.serve.access import is_loopback
-        from enrich_rag.serve.app import create_app
+        from enrich_rag.serve.access import TOKEN_FILE, is_loopback, load_or_create_token
+        from enrich_rag.serve.app import SERVE_ENV, create_app
         from enrich_rag.serve.client import advertise, withdraw
     except ImportError:
         _fail(EnrichRagError("the web service needs FastAPI and uvicorn: pip install 'enrich-rag[serve]'"))
     cfg = _config(params, config)
-    try:
-        application = create_app(cfg, host=host, allowed_hosts=tuple(allowed_host or ()))
-    except EnrichRagError as exc:
-        _fail(exc)
-    with console.status("loading the indexes and models (once, before the first question)"):
-        application.state.resources.warm(enrich=cfg.agent.allow_enrich)
-    token_path = application.state.token_path
+    target: Any
+    if processes == 1:
+        try:
+            target = create_app(cfg, host=host, allowed_hosts=tuple(allowed_host or ()))
+        except EnrichRagError as exc:
+            _fail(exc)
+        with console.status("loading the indexes and models (once, before the first question)"):
+            target.state.resources.warm(enrich=cfg.agent.allow_enrich)
+        token_path, token_created = target.state.token_path, target.state.token_created
+    else:  # each worker opens and warms its own app (`app_from_environment`); the token is made here, once
+        token_path = Path(cfg.paths.root) / TOKEN_FILE
+        token_created = load_or_create_token(token_path)[1]
+        spec = {"params": str(params), "overlay": str(config) if config else None, "host": host, "allowed_hosts": list(allowed_host or ())}
+        os.environ[SERVE_ENV] = json.dumps(spec)
+        target = "enrich_rag.serve.app:app_from_environment"
+        console.print(f"{processes} worker processes load the indexes and models before they take questions")
     url = f"http://{host if is_loopback(host) or host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}"
     console.print(f"EnrichRAG on {url}  (OpenAPI: /docs; health: /api/health)")
-    if application.state.token_created:
+    if token_created:
         token = token_path.read_text(encoding="utf-8").strip()
         console.print(
             f"write token (shown once; kept in {token_path}, readable by you only): {token}\n"
@@ -500,7 +512,14 @@ def serve(
     advertise(cfg.paths.root, url)
     try:
         # Connections beyond the queue are refused at once by uvicorn too, never left to pile up.
-        uvicorn.run(application, host=host, port=port, log_level="warning", limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8)
+        uvicorn.run(
+            target,
+            host=host,
+            port=port,
+            log_level="warning",
+            limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8,
+            **({"workers": processes, "factory": True} if processes > 1 else {}),
+        )
     finally:
         withdraw(cfg.paths.root)
 

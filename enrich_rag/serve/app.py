@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import threading
 import time
 from pathlib import Path
@@ -122,13 +123,37 @@ class BodyLimit:
                 await _refuse(send, 413, message)
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+SERVE_ENV = "ENRICH_RAG_SERVE"  # how `enrich-rag serve --processes N` tells each worker what to open
+
+
+def app_from_environment() -> FastAPI:
+    """One worker process of `enrich-rag serve --processes N` (uvicorn imports it by name): the same app,
+    its indexes and models loaded before it takes questions. The workers share the graph store's seed
+    file and the reader's weights (mapped, not copied) through the OS; each has its own line of questions."""
+    from enrich_rag.config import load_config
+
+    spec = json.loads(os.environ[SERVE_ENV])
+    config = load_config(spec["params"], spec["overlay"])
+    app = create_app(config, host=spec["host"], allowed_hosts=tuple(spec["allowed_hosts"]))
+    app.state.resources.warm(enrich=config.agent.allow_enrich)
+    return app
+
+
 def create_app(config: Config, resources: Resources | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
     """`host`: the address the server is bound to (Host headers are held to it); `allowed_hosts`: more
     names it may be reached by."""
     resources = resources or Resources(config)
     resources.writer.reconcile()
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
-    state: dict[str, Any] = {"overlay": settings_io.load(settings_path)}
+    state: dict[str, Any] = {"overlay": settings_io.load(settings_path), "stamp": _stamp(settings_path)}
     lock = threading.Lock()
     conversations = Conversations()
     serve = config.serve
@@ -138,16 +163,24 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
     access = Access(token, host, allowed_hosts)
     limit_s = serve.query_timeout_s
 
+    def overlay() -> dict[str, Any]:
+        """The saved overlay, read again when its file changed (another worker process saved it)."""
+        with lock:
+            if (stamp := _stamp(settings_path)) != state["stamp"]:
+                state["overlay"], state["stamp"] = settings_io.load(settings_path), stamp
+            return state["overlay"]
+
+    def save_overlay(values: dict[str, Any]) -> None:
+        settings_io.save(settings_path, values)
+        state["overlay"], state["stamp"] = values, _stamp(settings_path)
+
     def agent() -> Agent:
-        effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, state["overlay"])))
+        effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, overlay())))
         return Agent(resources, effective.agent, effective.evidence)
 
     def settings_view() -> dict[str, Any]:
-        return {
-            "settings": settings_io.effective(config, state["overlay"]),
-            "overlay": state["overlay"],
-            "overlay_file": str(settings_path),
-        }
+        current = overlay()
+        return {"settings": settings_io.effective(config, current), "overlay": current, "overlay_file": str(settings_path)}
 
     def require_token(http: Request, what: str) -> None:
         if not access.authorised(http.headers):
@@ -259,11 +292,10 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
     def set_settings(update: dict[str, Any], http: Request) -> dict[str, Any]:
         """Any subset of the page's settings, checked by the config's rules; saved as the overlay (needs the token)."""
         require_token(http, "changing the settings")
+        checked = settings_io.check(update)
+        current = overlay()
         with lock:
-            checked = settings_io.check(update)
-            overlay = {s: state["overlay"].get(s, {}) | checked.get(s, {}) for s in {*state["overlay"], *checked}}
-            settings_io.save(settings_path, overlay)
-            state["overlay"] = overlay
+            save_overlay({s: current.get(s, {}) | checked.get(s, {}) for s in {*current, *checked}})
         return settings_view()
 
     @app.delete("/api/settings")
@@ -271,8 +303,7 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
         """Drop the overlay: questions run with params.yaml again (needs the token)."""
         require_token(http, "resetting the settings")
         with lock:
-            settings_io.save(settings_path, {})
-            state["overlay"] = {}
+            save_overlay({})
         return settings_view()
 
     @app.get("/api/graph/stats")

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 from filelock import FileLock
 
 from enrich_rag.errors import StorageError
@@ -42,6 +43,7 @@ from enrich_rag.storage.partitions import (
     committed_partitions,
     on_disk,
     partition_dir,
+    partition_removes,
     partition_replaces,
     remove_partition,
     remove_uncommitted,
@@ -459,12 +461,19 @@ class GraphWriter:
         return sorted(recorded - set(committed_partitions(self.root)) - set(self.pending_rollbacks()))
 
     def partitions(self) -> list[dict[str, Any]]:
-        """Committed partitions with counts and how DVC versions each (seed: stage output)."""
-        rows = self.store.counts()["partitions"]
-        for row in rows:
+        """Committed partitions with counts, documents added and removed, and how DVC versions each
+        (seed: stage output); a partition with no rows of its own (a removal) is listed too."""
+        counted = {row["partition"]: row for row in self.store.counts()["partitions"]}
+        rows = []
+        for partition in committed_partitions(self.root):
+            row = counted.get(partition) or {"partition": partition, "nodes": 0, "edges": 0, "extractors": {}}
+            if corpus := chunks_file(self.root, partition):
+                row["chunks_added"] = pq.read_metadata(corpus).num_rows
+                row["chunks_removed"] = len(partition_removes(corpus))
             row["dvc"] = (
                 "stage output"
-                if row["partition"] == SEED_PARTITION
-                else ("dvc add" if self.dvc.is_tracked(partition_dir(self.root, "nodes", row["partition"])) else "untracked")
+                if partition == SEED_PARTITION
+                else ("dvc add" if self.dvc.is_tracked(partition_dir(self.root, "nodes", partition)) else "untracked")
             )
+            rows.append(row)
         return rows

@@ -88,6 +88,18 @@ def test_settings_are_an_overlay_checked_saved_and_shown(client, gap_config):
     assert not Path(gap_config.paths.root, "web_settings.yaml").exists()
 
 
+def test_settings_saved_by_one_worker_process_are_what_another_shows(client, gap_config, spacy_extractor):
+    # `serve --processes N`: every worker is an app on the same data folder; a second app stands in for another process.
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    with _authorised(_client_with(gap_config, resources)) as other:
+        assert other.get("/api/settings").json()["overlay"] == {}
+        client.post("/api/settings", json={"k": 4})
+        assert other.get("/api/settings").json()["settings"]["k"] == 4
+        other.delete("/api/settings")
+        assert client.get("/api/settings").json()["overlay"] == {}
+    resources.close()
+
+
 def test_graph_endpoints_and_rollback(client):
     stats = client.get("/api/graph/stats").json()
     assert stats["nodes"] > 0 and [p["partition"] for p in stats["partitions"]] == ["seed"]

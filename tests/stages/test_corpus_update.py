@@ -84,6 +84,8 @@ def test_removed_documents_are_hidden_and_a_rollback_brings_them_back(gap_config
     assert not [e for e in resources.store.neighbors([dicaprio]).edges if e["chunk_id"] == "dicaprio::c0"]
     assert not resources.store.links(chunk_ids=["dicaprio::c0"])
     assert resources.writer.verify() == []
+    listed = {row["partition"]: row for row in resources.writer.partitions()}
+    assert listed[update.partition]["chunks_removed"] == 1 and listed[update.partition]["dvc"] == "dvc add"
 
     resources.writer.rollback(update.partition)
     assert [p.id for p in resources.passages.by_doc_ids(["dicaprio"])] == ["dicaprio::c0"]
