@@ -518,7 +518,8 @@ def serve(
             port=port,
             log_level="warning",
             limit_concurrency=cfg.serve.queue_size + cfg.serve.workers + 8,
-            **({"workers": processes, "factory": True} if processes > 1 else {}),
+            workers=processes if processes > 1 else None,
+            factory=processes > 1,
         )
     finally:
         withdraw(cfg.paths.root)
