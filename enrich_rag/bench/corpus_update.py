@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -41,10 +42,14 @@ def documents_and_questions(bundled_titles: set[str], documents: int) -> tuple[l
         gold = [corpus[d] for d in row["gold_docs"] if d in corpus]
         if len(gold) != len(row["gold_docs"]) or any(g["title"] in bundled_titles for g in gold):
             continue
-        if len(docs | {g["id"]: g for g in gold}) > documents:
+        whole = len(docs | {g["id"]: g for g in gold}) <= documents
+        for g in gold:  # the last question's passages may not all fit: it is then not asked
+            if len(docs) < documents:
+                docs.setdefault(g["id"], g)
+        if whole:
+            questions.append(row)
+        if len(docs) >= documents:
             break
-        docs |= {g["id"]: g for g in gold}
-        questions.append(row)
     return list(docs.values()), questions
 
 
@@ -134,7 +139,7 @@ def main() -> None:
 
     added_ids = {d["id"] for d in docs}
     result = {
-        "corpus": str(base.corpus.source),
+        "corpus": os.path.relpath(base.corpus.source),  # the bundled data, not this machine's path
         "documents_added": len(adds),
         "documents_removed": len(removes),
         "model_load_s": round(load_s, 2),
