@@ -85,6 +85,9 @@ class LLMConfig:
     threads: int = bounded(0, ge=0, le=512)  # 0 = torch default
     max_new_tokens: int = bounded(16, ge=1, le=1024)
     context_tokens: int = bounded(4096, ge=512, le=131_072)  # llamacpp: the KV cache size
+    # llamacpp: mapped = the GGUF's pages, shared by every process that maps it (`serve --processes`);
+    # private = read and repacked into llama.cpp's own buffers, one copy per process
+    weights: str = choice("mapped", "private")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,10 @@ written). The memory of the server's whole process tree is read from /proc (psut
 shared page in every process that maps it; PSS splits it among them, so the PSS sum is what the
 machine holds; USS is each process's own. Four copies would be ~4x the one-process PSS.
 
+First, the reader alone in a fresh process per `llm.weights` mode (mapped: one copy of the GGUF in the
+page cache; private: read and repacked): load seconds, seconds per answer (a 500-token context, 48
+new tokens), and its memory, so the price of sharing is measured beside what it saves.
+
     python scripts/bench_serve_processes.py --out bench_results/serve_processes.json
 """
 
@@ -82,6 +86,35 @@ def _settled(pid: int, workers: int, console: Console, timeout_s: float = 600) -
     raise RuntimeError("the server did not settle")
 
 
+PROBE_CONTEXT = " ".join(["The River Thames flows through southern England and then through London to the sea."] * 30)
+
+
+def probe_reader(params: str, weights: str, answers: int = 5) -> dict[str, Any]:
+    """The configured reader with `llm.weights` = weights, in this process (run in a fresh one)."""
+    import dataclasses
+
+    from enrich_rag.config import load_config
+    from enrich_rag.llm.factory import make_llm
+
+    config = load_config(params)
+    t0 = time.perf_counter()
+    llm = make_llm(dataclasses.replace(config.llm, weights=weights))
+    llm.generate("Hello", max_new_tokens=1)
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for i in range(answers):  # a new question each time: the context is read again, as for a new question
+        llm.generate(f"Question {i}: where does the river flow?\nContext: {PROBE_CONTEXT}\nAnswer:", max_new_tokens=48)
+    info = psutil.Process().memory_full_info()
+    return {
+        "weights": weights,
+        "load_s": round(load_s, 2),
+        "s_per_answer": round((time.perf_counter() - t0) / answers, 2),
+        "rss_mb": round(info.rss / 2**20),
+        "uss_mb": round(info.uss / 2**20),
+        "file_backed_mb": round(info.shared / 2**20),
+    }
+
+
 def measure(processes: int, port: int, params: str, console: Console) -> dict[str, Any]:
     cli = str(Path(sys.executable).with_name("enrich-rag"))
     server = subprocess.Popen(
@@ -109,11 +142,21 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--port", type=int, default=8731)
     parser.add_argument("--out", default="bench_results/serve_processes.json")
+    parser.add_argument("--probe-reader", choices=("mapped", "private"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe_reader:
+        print(json.dumps(probe_reader(args.params, args.probe_reader)))
+        return
     console = Console(stderr=True)
+    readers = []
+    for weights in ("private", "mapped"):
+        probe = [sys.executable, "-m", "enrich_rag.bench.serve_processes", "--params", args.params, "--probe-reader", weights]
+        readers.append(json.loads(subprocess.run(probe, check=True, capture_output=True, text=True).stdout.splitlines()[-1]))
+        console.print(readers[-1])
     runs = [measure(n, args.port + i, args.params, console) for i, n in enumerate((1, args.workers))]
     one, many = runs
     result = {
+        "reader_alone": readers,
         "runs": runs,
         "pss_ratio_after_questions": round(many["after_questions"]["pss_sum_mb"] / one["after_questions"]["pss_sum_mb"], 2),
         "rss_ratio_after_questions": round(many["after_questions"]["rss_sum_mb"] / one["after_questions"]["rss_sum_mb"], 2),
@@ -133,6 +176,12 @@ def main() -> None:
             f"{memory['uss_sum_mb']:,.0f}",
         )
     Console().print(table)
+    modes = Table(title="the reader alone, per llm.weights mode (fresh process each)")
+    for column in ("weights", "load s", "s / answer", "RSS MB", "file-backed (shareable) MB"):
+        modes.add_column(column, justify="right")
+    for r in readers:
+        modes.add_row(r["weights"], str(r["load_s"]), str(r["s_per_answer"]), str(r["rss_mb"]), str(r["file_backed_mb"]))
+    Console().print(modes)
     console.print(f"PSS {args.workers} workers / 1: {result['pss_ratio_after_questions']}x")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -47,6 +47,7 @@ def make_llm(config: LLMConfig) -> LLM:
             name=f"{model_name(config)} (llama.cpp)",
             context_tokens=config.context_tokens,
             threads=config.threads,
+            weights=config.weights,
             seed=config.seed,
             chat=uses_chat(config),
         )

@@ -33,7 +33,16 @@ def _xllamacpp():
 
 
 class LlamaCppLLM:
-    def __init__(self, gguf: Path | str, name: str = "", context_tokens: int = 4096, threads: int = 0, seed: int = 0, chat: bool = False):
+    def __init__(
+        self,
+        gguf: Path | str,
+        name: str = "",
+        context_tokens: int = 4096,
+        threads: int = 0,
+        seed: int = 0,
+        chat: bool = False,
+        weights: str = "mapped",
+    ):
         xllamacpp = _xllamacpp()
         gguf = Path(gguf)
         if not gguf.is_file():
@@ -46,9 +55,14 @@ class LlamaCppLLM:
         # a cached prompt head and re-reads every prompt whole (measured: cache_n 0 on each Gemma answer).
         # A full-size window cache keeps the head; models without sliding windows are unaffected.
         params.swa_full = True
-        # Read, not mapped: on AVX2 llama.cpp repacks the weights into its own buffers, and the mapped
-        # file's pages stayed resident beside that copy (measured, Qwen 1.5B: 1.97 GB -> 1.35 GB RSS).
-        params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_NONE
+        if weights == "mapped":
+            # Computed from the mapped file itself, not repacked (on AVX2 llama.cpp would repack into
+            # buffers of its own and keep the mapped pages resident beside them: 1.97 GB RSS for Qwen
+            # 1.5B): one copy in the page cache, shared by every process on the machine.
+            params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_MMAP
+            params.no_extra_bufts = True
+        else:  # read and repacked: a private copy (1.35 GB for Qwen 1.5B), for one process
+            params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_NONE
         params.cpuparams.n_threads = threads or os.cpu_count() or 1
         params.cpuparams_batch.n_threads = threads or os.cpu_count() or 1
         params.api_keys = [secrets.token_hex(16)]
