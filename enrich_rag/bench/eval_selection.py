@@ -29,6 +29,7 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.runner import retrieval_study
+from enrich_rag.eval.stats import bootstrap
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.index.embeddings import search
 
@@ -111,7 +112,18 @@ def main() -> None:
                 }
             )
     summary = {}
+    # Per question, so that another build or setting can be compared paired (eval/stats.py: compare).
+    per_question: dict[str, list[dict[str, float]]] = {}
     for name, rs in rows.items():
+        read_n = [r.get("read", len(r["docs"])) for r in rs]
+        per_question[name] = [
+            {
+                "recall@5": recall_at_k(r["docs"], r["gold"], 5),
+                "all@5": all_evidence_at_k(r["docs"], r["gold"], 5),
+                "context_all": all_evidence_at_k(r["docs"], r["gold"], n),
+            }
+            for r, n in zip(rs, read_n)
+        ]
         stats: dict[str, float] = {"n": len(rs)}
         for k in ev.ks:
             stats[f"recall@{k}"] = round(statistics.fmean(recall_at_k(r["docs"], r["gold"], k) for r in rs), 4)
@@ -133,7 +145,22 @@ def main() -> None:
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(
-            json.dumps({"dataset": ev.dataset, "questions": len(items), "k": config.evidence.k, "summary": summary}, indent=2) + "\n"
+            json.dumps(
+                {
+                    "dataset": ev.dataset,
+                    "questions": len(items),
+                    "k": config.evidence.k,
+                    "summary": summary,
+                    "intervals": {
+                        name: {m: bootstrap([q[m] for q in qs]).to_list() for m in ("recall@5", "all@5", "context_all")}
+                        for name, qs in per_question.items()
+                    },
+                    "question_ids": [item.id for item in items],
+                    "per_question": per_question,
+                },
+                indent=2,
+            )
+            + "\n"
         )
     resources.close()
 
