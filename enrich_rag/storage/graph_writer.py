@@ -383,7 +383,9 @@ class GraphWriter:
         report = Reconciliation()
         with self.lock:
             # Before the index is opened: an interrupted save may have left it swapped out.
-            report.removed_leftovers = recover(self.index_path) + remove_uncommitted(self.root) + self._remove_staged_pointers()
+            saved = [self.index_path] + ([self.corpus.index.path] if self.corpus else [])
+            recovered = [action for path in saved for action in recover(path)]
+            report.removed_leftovers = recovered + remove_uncommitted(self.root) + self._remove_staged_pointers()
             self._sync_index()
             for partition in self.pending_compactions():
                 self._finish_compaction(partition)
