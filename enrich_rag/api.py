@@ -93,15 +93,11 @@ class EnrichRAG:
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
-        from enrich_rag.stages.corpus_update import add_documents
-
-        return add_documents(self.resources, list(paths))
+        return self.resources.add_documents(list(paths))
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""
-        from enrich_rag.stages.corpus_update import remove_documents
-
-        return remove_documents(self.resources, list(doc_ids))
+        return self.resources.remove_documents(list(doc_ids))
 
     def evaluate(self, config: Path | str, limit: int = 0, methods: tuple[str, ...] = ()) -> Path:
         """A benchmark run (`configs/<dataset>.yaml`); returns its results folder (metrics.json, table.md)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
@@ -23,6 +23,9 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
 from enrich_rag.storage.saved_index import SavedIndex
+
+if TYPE_CHECKING:
+    from enrich_rag.stages.corpus_update import CorpusUpdate
 
 MAX_RERANKERS = 4
 
@@ -134,6 +137,18 @@ class Resources:
         from enrich_rag.evidence.select import corpus_retrieval
 
         return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
+
+    def add_documents(self, paths: list[Path | str]) -> CorpusUpdate:
+        """`enrich-rag add`: new or changed documents into the corpus and graph, through the writer."""
+        from enrich_rag.stages.corpus_update import add_documents
+
+        return add_documents(self.config, self.passages, self.writer, lambda: self.seed_extractor, paths)
+
+    def remove_documents(self, doc_ids: list[str]) -> CorpusUpdate:
+        """`enrich-rag remove`: documents out of the corpus and graph (a tombstone partition)."""
+        from enrich_rag.stages.corpus_update import remove_documents
+
+        return remove_documents(self.passages, self.writer, doc_ids)
 
     def warm(self, enrich: bool) -> None:
         """Load now what a question will load: a server does this before it takes questions, so the

@@ -3,7 +3,7 @@
 The documents are 2WikiMultihopQA dev passages the bundled (HotpotQA) corpus lacks: the gold passages
 of 2Wiki questions, in file order, so there are questions about them. On a private copy of the bundled
 build (its own DVC repository; the project's data is untouched), each document is added on its own
-(`add_documents`, what `enrich-rag add` runs, in one process with the models loaded) and timed; then
+(`Resources.add_documents`, what `enrich-rag add` runs, in one process with the models loaded) and timed; then
 questions whose gold passages were added are asked with the default reader and no enrichment; then the
 gold passages of the first questions are removed, one at a time, and those questions asked again:
 their answers must no longer cite them. Ends with `GraphWriter.verify` (partitions, both indexes, DVC).
@@ -89,7 +89,6 @@ def main() -> None:
 
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
-    from enrich_rag.stages.corpus_update import add_documents, remove_documents
 
     console = Console(stderr=True)
     base = load_config(args.params)
@@ -110,7 +109,7 @@ def main() -> None:
             path.parent.mkdir(exist_ok=True)
             path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
             t0 = time.perf_counter()
-            update = add_documents(resources, [path])
+            update = resources.add_documents([path])
             adds.append(_timed(doc["id"], time.perf_counter() - t0, update))
             console.print(f"add {i + 1}/{len(docs)} {doc['title']}: {adds[-1]['seconds']:.2f} s, {update.partition}")
 
@@ -129,7 +128,7 @@ def main() -> None:
         removes = []
         for doc_id in doomed:
             t0 = time.perf_counter()
-            update = remove_documents(resources, [doc_id])
+            update = resources.remove_documents([doc_id])
             removes.append(_timed(doc_id, time.perf_counter() - t0, update))
             console.print(f"remove {doc_id}: {removes[-1]['seconds']:.2f} s")
         after_remove = [_ask(agent, q) for q in doomed_questions]

@@ -53,7 +53,6 @@ def _worker(params: Path) -> None:
     between partition write and upsert)."""
     from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
-    from enrich_rag.stages.corpus_update import add_documents, remove_documents
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
@@ -71,9 +70,9 @@ def _worker(params: Path) -> None:
     elif operation == "compact":
         done = (resources.writer.compact() or {}).get("partition")
     elif operation == "add":
-        done = add_documents(resources, [topic]).partition
+        done = resources.add_documents([topic]).partition
     elif operation == "remove":
-        done = remove_documents(resources, [topic]).partition
+        done = resources.remove_documents([topic]).partition
     elif operation == "rollback":
         done = resources.writer.rollback([p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"][-1])["partition"]
     else:

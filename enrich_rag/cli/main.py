@@ -284,10 +284,8 @@ def add(
     as_json: JsonOption = False,
 ) -> None:
     """Add new or changed documents to the built corpus and graph (no rebuild; unchanged ones are skipped)."""
-    from enrich_rag.stages.corpus_update import add_documents
-
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: add_documents(agent.resources, list(paths))).record()
+    result = _with_agent(cfg, lambda agent: agent.resources.add_documents(list(paths))).record()
     _emit(result, as_json, _kv_table(f"added: {result['partition'] or 'nothing new'}", result))
 
 
@@ -299,10 +297,8 @@ def remove(
     as_json: JsonOption = False,
 ) -> None:
     """Remove documents: their passages, facts and links are no longer read or cited (`graph rollback` undoes it)."""
-    from enrich_rag.stages.corpus_update import remove_documents
-
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: remove_documents(agent.resources, doc_ids)).record()
+    result = _with_agent(cfg, lambda agent: agent.resources.remove_documents(doc_ids)).record()
     _emit(result, as_json, _kv_table(f"removed: {result['partition']}", result))
 
 

@@ -19,23 +19,25 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from enrich_rag.agent.resources import Resources
+from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError
 from enrich_rag.extract.assemble import graph_tables
-from enrich_rag.extract.base import Extraction
+from enrich_rag.extract.base import Extraction, Extractor
 from enrich_rag.extract.title_links import TitleGazetteer
 from enrich_rag.ingest.documents import Document, folder_files, read_document_file, read_jsonl_documents
 from enrich_rag.stages.chunking import chunk_document
 from enrich_rag.stages.seed_graph import extract_all
 from enrich_rag.stages.seed_share import in_seed
+from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.partitions import GraphTables
-from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.passages import Passage, PassageStore
 from enrich_rag.storage.schema import CHUNKS, EDGES, LINKS, NODES
 from enrich_rag.text import title_surfaces
 
@@ -102,9 +104,9 @@ def versioned_chunks(doc: Document, chunk_size: int) -> list[Passage]:
     return [replace(c, id=f"{doc.doc_id}::v{tag}::c{c.position}") for c in chunk_document(doc, chunk_size)]
 
 
-def _live_by_doc(resources: Resources, doc_ids: list[str]) -> dict[str, list[Passage]]:
+def _live_by_doc(passages: PassageStore, doc_ids: list[str]) -> dict[str, list[Passage]]:
     out: dict[str, list[Passage]] = {}
-    for passage in resources.passages.by_doc_ids(doc_ids):
+    for passage in passages.by_doc_ids(doc_ids):
         out.setdefault(passage.doc_id, []).append(passage)
     return {d: sorted(ps, key=lambda p: p.position) for d, ps in out.items()}
 
@@ -113,19 +115,21 @@ def _empty_tables(**changes: Any) -> GraphTables:
     return GraphTables(NODES.empty_table(), EDGES.empty_table(), LINKS.empty_table(), **changes)
 
 
-def _commit(resources: Resources, tables: GraphTables, prefix: str, update: CorpusUpdate) -> CorpusUpdate:
-    commit = resources.writer.commit(tables, prefix=prefix)
+def _commit(writer: GraphWriter, tables: GraphTables, prefix: str, update: CorpusUpdate) -> CorpusUpdate:
+    commit = writer.commit(tables, prefix=prefix)
     if commit is not None:
         update.partition, update.nodes, update.edges, update.links = commit.partition, commit.nodes, commit.edges, commit.links
         update.seconds |= commit.seconds
     return update
 
 
-def add_documents(resources: Resources, paths: list[Path | str]) -> CorpusUpdate:
-    config = resources.config
+def add_documents(
+    config: Config, passages: PassageStore, writer: GraphWriter, extractor: Callable[[], Extractor], paths: list[Path | str]
+) -> CorpusUpdate:
+    """`passages`: the live chunks (built + added - removed); `extractor`: the build's, loaded on first need."""
     t0 = time.perf_counter()
     docs = read_documents(paths, config.corpus.format, config.corpus.source)
-    live = _live_by_doc(resources, [d.doc_id for d in docs])
+    live = _live_by_doc(passages, [d.doc_id for d in docs])
     update = CorpusUpdate()
     new_chunks: list[Passage] = []
     removes: list[str] = []
@@ -145,28 +149,28 @@ def add_documents(resources: Resources, paths: list[Path | str]) -> CorpusUpdate
     t0 = time.perf_counter()
     share = config.extraction.seed_share
     inputs = [c for c in new_chunks if in_seed(c.id, share)]
-    extraction = extract_all(resources.seed_extractor, inputs, config.extraction.batch_size, label="extracting added documents")
+    extraction = extract_all(extractor(), inputs, config.extraction.batch_size, label="extracting added documents")
     if config.extraction.title_links:
         # Forward: the new chunks name pages (old and new); backward: old chunks name the new pages.
         removed = set(removes)
-        titles = [*(t for t in resources.passages.titles()), *(c.title for c in new_chunks)]
+        titles = [*passages.titles(), *(c.title for c in new_chunks)]
         extraction.mentions.extend(TitleGazetteer(titles).mentions(inputs))
         new_titles = sorted({t for c in new_chunks for t in title_surfaces(c.title)})
-        old = [c for c in resources.passages.containing(new_titles) if c.id not in removed and in_seed(c.id, share)]
+        old = [c for c in passages.containing(new_titles) if c.id not in removed and in_seed(c.id, share)]
         extraction.extend(Extraction(mentions=TitleGazetteer(c.title for c in new_chunks).mentions(old)))
     tables = graph_tables(extraction, titled=new_chunks)
     chunk_table = pa.Table.from_pylist([c.to_row() for c in new_chunks], schema=CHUNKS)
     update.seconds["extract"] = time.perf_counter() - t0
     update.chunks_added, update.chunks_removed = len(new_chunks), len(removes)
-    return _commit(resources, replace(tables, chunks=chunk_table, removes=tuple(removes)), "add", update)
+    return _commit(writer, replace(tables, chunks=chunk_table, removes=tuple(removes)), "add", update)
 
 
-def remove_documents(resources: Resources, doc_ids: list[str]) -> CorpusUpdate:
-    live = _live_by_doc(resources, list(doc_ids))
+def remove_documents(passages: PassageStore, writer: GraphWriter, doc_ids: list[str]) -> CorpusUpdate:
+    live = _live_by_doc(passages, list(doc_ids))
     unknown = [d for d in doc_ids if d not in live]
     if unknown:
         raise InputDataError(f"no document {', '.join(map(repr, unknown))} in the corpus (ids as `enrich-rag add` printed them)")
     update = CorpusUpdate(removed=list(dict.fromkeys(doc_ids)))
     removes = tuple(c.id for d in update.removed for c in live[d])
     update.chunks_removed = len(removes)
-    return _commit(resources, _empty_tables(removes=removes), "remove", update)
+    return _commit(writer, _empty_tables(removes=removes), "remove", update)

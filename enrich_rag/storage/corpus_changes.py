@@ -115,11 +115,11 @@ class CorpusSync:
             tmp.write_text(json.dumps({"partitions": list(corpus_partitions(self.graph_root)), "index": repr(self.index.disk_version())}))
 
     def apply(self, chunks: pa.Table | None, removes: list[str] | tuple[str, ...]) -> int:
-        """Upsert the added chunks, delete the removed ones, save; returns the rows changed."""
+        """Upsert the added chunks, delete the removed ones, save (after their partition's commit);
+        returns the rows changed."""
         index = self.index.get()
-        from enrich_rag.storage.passages import Passage
-
-        rows = [Passage.from_row(r).index_row() for r in chunks.to_pylist()] if chunks is not None else []
+        added = chunks.column("chunk_id").to_pylist() if chunks is not None else []
+        rows = [p.index_row() for p in self.passages(added)]  # committed already: the live chunks hold them
         if rows:
             index.upsert(rows)
         if removes:

@@ -14,7 +14,6 @@ from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import InputDataError
 from enrich_rag.index.embeddings import search
-from enrich_rag.stages.corpus_update import add_documents, remove_documents
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
 
@@ -43,7 +42,7 @@ def _corpus_ids(resources: Resources, query: str) -> list[str]:
 def test_added_documents_are_searched_linked_both_ways_and_skipped_when_unchanged(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
     folder = _docs(tmp_path, tenet_md=TENET, kemble_md=KEMBLE)
-    update = add_documents(resources, [folder])
+    update = resources.add_documents([folder])
     assert update.partition and update.partition.startswith("add-")
     assert sorted(update.added) == ["kemble.md", "tenet.md"] and update.chunks_added == 2
     tenet = resources.passages.by_doc_ids(["tenet.md"])
@@ -55,17 +54,17 @@ def test_added_documents_are_searched_linked_both_ways_and_skipped_when_unchange
     assert resources.writer.verify() == []
     assert Path(gap_config.paths.graph, "chunks", f"partition={update.partition}.dvc").is_file()
 
-    again = add_documents(resources, [folder])
+    again = resources.add_documents([folder])
     assert again.partition is None and sorted(again.unchanged) == ["kemble.md", "tenet.md"]
 
 
 def test_a_changed_document_replaces_its_old_version(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
     folder = _docs(tmp_path, tenet_md=TENET)
-    add_documents(resources, [folder])
+    resources.add_documents([folder])
     old = [p.id for p in resources.passages.by_doc_ids(["tenet.md"])]
     (folder / "tenet.md").write_text(TENET.replace("2020", "2021"), encoding="utf-8")
-    update = add_documents(resources, [folder])
+    update = resources.add_documents([folder])
     assert update.changed == ["tenet.md"] and update.chunks_removed == 1
     now = resources.passages.by_doc_ids(["tenet.md"])
     assert len(now) == 1 and now[0].id not in old and "2021" in now[0].text
@@ -77,7 +76,7 @@ def test_removed_documents_are_hidden_and_a_rollback_brings_them_back(gap_config
     resources = _resources(gap_config, spacy_extractor)
     dicaprio = node_id("Leonardo DiCaprio")
     assert resources.store.neighbors([dicaprio]).edges
-    update = remove_documents(resources, ["dicaprio"])
+    update = resources.remove_documents(["dicaprio"])
     assert update.partition and update.partition.startswith("remove-") and update.chunks_removed == 1
     assert resources.passages.by_doc_ids(["dicaprio"]) == []
     assert "dicaprio::c0" not in _corpus_ids(resources, "Leonardo DiCaprio American actor Academy Award")
@@ -97,12 +96,12 @@ def test_bad_input_is_one_line_and_writes_nothing(gap_config, spacy_extractor, t
     resources = _resources(gap_config, spacy_extractor)
     before = committed_partitions(Path(gap_config.paths.graph))
     with pytest.raises(InputDataError, match="no document 'nope'"):
-        remove_documents(resources, ["nope"])
+        resources.remove_documents(["nope"])
     with pytest.raises(InputDataError, match="no such file or folder"):
-        add_documents(resources, [tmp_path / "missing"])
+        resources.add_documents([tmp_path / "missing"])
     (tmp_path / "bad.md").write_bytes(b"# Bad\n\xff\xfe")
     with pytest.raises(InputDataError, match="not valid UTF-8"):
-        add_documents(resources, [tmp_path / "bad.md"])
+        resources.add_documents([tmp_path / "bad.md"])
     assert committed_partitions(Path(gap_config.paths.graph)) == before
 
 
@@ -114,7 +113,7 @@ def test_a_kill_between_partition_and_indexes_is_repaired_by_the_next_start(gap_
 
     resources.writer.after_partition_write = crash
     with pytest.raises(KeyboardInterrupt):
-        add_documents(resources, [_docs(tmp_path, tenet_md=TENET)])
+        resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
     resources.close()
     # A kill inside the corpus index's save leaves its staging copy beside it (found by fault injection).
     corpus_index = Path(gap_config.paths.corpus_index)
@@ -133,9 +132,9 @@ def test_a_kill_between_partition_and_indexes_is_repaired_by_the_next_start(gap_
 
 def test_compaction_keeps_added_and_removed_documents(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
-    add_documents(resources, [_docs(tmp_path, tenet_md=TENET)])
-    added = add_documents(resources, [_docs(tmp_path, kemble_md=KEMBLE)])
-    remove_documents(resources, ["dicaprio", "kemble.md"])
+    resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
+    added = resources.add_documents([_docs(tmp_path, kemble_md=KEMBLE)])
+    resources.remove_documents(["dicaprio", "kemble.md"])
     live = {p.id for p in resources.passages.by_doc_ids(["tenet.md", "kemble.md", "dicaprio", "london"])}
     result = resources.writer.compact()
     assert result and result["replaced"] == 3
@@ -149,13 +148,13 @@ def test_compaction_keeps_added_and_removed_documents(gap_config, spacy_extracto
 def test_questions_cite_added_documents_and_never_removed_ones(gap_config, spacy_extractor, embedded_llm, tmp_path):
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, max_enrich_rounds=0))
     resources = _resources(config, spacy_extractor, embedded_llm)
-    add_documents(resources, [_docs(tmp_path, tenet_md=TENET)])
+    resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
     agent = Agent(resources)
     answer = agent.answer("Who stars in Tenet?", allow_enrich=False)
     assert any(c.chunk_id.startswith("tenet.md::") for c in answer.citations)
 
     cited = agent.answer("Which award did Leonardo DiCaprio win?", allow_enrich=False)
     assert any(c.chunk_id == "dicaprio::c0" for c in cited.citations)
-    remove_documents(resources, ["dicaprio"])
+    resources.remove_documents(["dicaprio"])
     after = agent.answer("Which award did Leonardo DiCaprio win?", allow_enrich=False)
     assert not [c for c in after.citations if c.doc_id == "dicaprio" or c.chunk_id == "dicaprio::c0"]
