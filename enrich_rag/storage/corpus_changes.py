@@ -29,26 +29,20 @@ STATE_FILE = ".corpus-index.json"  # in the graph root: what the saved corpus in
 MAX_INDEX_IDS = 50_000_000
 
 
+def _chunk_files(graph_root: Path | str) -> list[Path]:
+    """The chunks files of the committed partitions that add or remove documents, in write order."""
+    return [path for p in corpus_partitions(graph_root) if (path := chunks_file(graph_root, p))]
+
+
 def corpus_changes(graph_root: Path | str) -> tuple[list[str], list[str]]:
     """(chunk files of added documents, chunk ids removed) over the committed partitions."""
-    files, removed = [], []
-    for partition in corpus_partitions(graph_root):
-        path = chunks_file(graph_root, partition)
-        if path is not None:
-            files.append(str(path))
-            removed += partition_removes(path)
-    return files, sorted(set(removed))
+    files = _chunk_files(graph_root)
+    return [str(f) for f in files], sorted({c for f in files for c in partition_removes(f)})
 
 
 def changes_signature(graph_root: Path | str) -> tuple:
     """Changes when a partition that adds or removes documents is committed, rewritten or removed."""
-    out = []
-    for partition in corpus_partitions(graph_root):
-        path = chunks_file(graph_root, partition)
-        if path is not None:
-            stat = path.stat()
-            out.append((partition, stat.st_ino, stat.st_mtime_ns, stat.st_size))
-    return tuple(out)
+    return tuple((f.parent.name, (stat := f.stat()).st_ino, stat.st_mtime_ns, stat.st_size) for f in _chunk_files(graph_root))
 
 
 def live_chunks_sql(chunks_path: Path | str, graph_root: Path | str | None) -> tuple[str, list[Any]]:
@@ -114,9 +108,8 @@ class CorpusSync:
         with atomic_file(self.state_path) as tmp:
             tmp.write_text(json.dumps({"partitions": list(corpus_partitions(self.graph_root)), "index": repr(self.index.disk_version())}))
 
-    def apply(self, chunks: pa.Table | None, removes: list[str] | tuple[str, ...]) -> int:
-        """Upsert the added chunks, delete the removed ones, save (after their partition's commit);
-        returns the rows changed."""
+    def apply(self, chunks: pa.Table | None, removes: list[str] | tuple[str, ...]) -> None:
+        """Upsert the added chunks, delete the removed ones, save (after their partition's commit)."""
         index = self.index.get()
         added = chunks.column("chunk_id").to_pylist() if chunks is not None else []
         rows = [p.index_row() for p in self.passages(added)]  # committed already: the live chunks hold them
@@ -126,7 +119,6 @@ class CorpusSync:
             index.delete(list(removes))
         self.index.save()
         self.write_state()
-        return len(rows) + len(removes)
 
     def reconcile(self) -> dict[str, int]:
         """Compare the index's ids with the live chunks when the state says it may differ; fix both ways."""

@@ -84,21 +84,23 @@ NODES_BY_ID = """
 # an enrichment mentions again is merged in memory (mem_nodes) and hidden from the seed's side.
 _VIEWS = (
     "CREATE OR REPLACE VIEW raw_nodes AS SELECT * FROM base.raw_nodes UNION ALL SELECT * FROM mem_raw_nodes",
-    "CREATE OR REPLACE VIEW edges AS SELECT * FROM base.edges UNION ALL SELECT * FROM mem_edges",
-    "CREATE OR REPLACE VIEW links AS SELECT * FROM base.links UNION ALL SELECT * FROM mem_links",
     "CREATE OR REPLACE VIEW nodes AS SELECT * FROM base.nodes WHERE id NOT IN (SELECT id FROM mem_nodes) UNION ALL SELECT * FROM mem_nodes",
     "CREATE OR REPLACE VIEW raw_edges AS SELECT * FROM base.edges UNION ALL SELECT * FROM mem_edges",
 )
-# Once documents have been removed, facts and links read from their chunks are hidden (the seed's file
-# is read-only; compaction drops them from the enrichment side for good). Without removals the views
-# stay as above, so the common case pays nothing. The graph index keeps the rows of hidden facts as
-# their partitions wrote them (`raw_edges`): every lookup goes through these views, so none surfaces,
-# and a rolled-back removal needs no re-embedding.
-_HIDING_REMOVED = tuple(
-    f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM base.{table} WHERE chunk_id NOT IN (SELECT chunk_id FROM removed) "
-    f"UNION ALL SELECT * FROM mem_{table} WHERE chunk_id NOT IN (SELECT chunk_id FROM removed)"
-    for table in ("edges", "links")
-)
+
+
+def _edge_and_link_views(hide_removed: bool) -> tuple[str, ...]:
+    """Once documents have been removed, facts and links read from their chunks are hidden (the seed's
+    file is read-only; compaction drops them from the enrichment side for good); without removals the
+    views filter nothing, so the common case pays nothing. The graph index keeps the rows of hidden
+    facts as their partitions wrote them (`raw_edges`): every lookup goes through these views, so none
+    surfaces, and a rolled-back removal needs no re-embedding."""
+    kept = " WHERE chunk_id NOT IN (SELECT chunk_id FROM removed)" if hide_removed else ""
+    return tuple(
+        f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM base.{t}{kept} UNION ALL SELECT * FROM mem_{t}{kept}" for t in ("edges", "links")
+    )
+
+
 _INDEXES = {"nodes": ("id",), "edges": ("src", "dst", "id"), "links": ("node", "chunk_id")}
 _SOURCES = (("nodes", "raw_nodes", NODES), ("edges", "edges", EDGES), ("links", "links", LINKS))
 
@@ -141,7 +143,7 @@ class GraphStore:
         self._con.execute("CREATE TABLE removed (chunk_id VARCHAR, partition VARCHAR)")
         self._hiding = False
         self._attach_seed(None)
-        for view in _VIEWS:
+        for view in _edge_and_link_views(False) + _VIEWS:
             self._con.execute(view)
         self._refresh()
 
@@ -291,7 +293,7 @@ class GraphStore:
         _index(con, "mem_")
         hiding = bool(con.execute("SELECT count(*) FROM removed").fetchone()[0])  # type: ignore[index]
         if hiding != self._hiding:
-            for view in _HIDING_REMOVED if hiding else _VIEWS[1:3]:
+            for view in _edge_and_link_views(hiding):
                 con.execute(view)
             self._hiding = hiding
         self._loaded = wanted
@@ -441,10 +443,6 @@ class GraphStore:
         for row in self._query("SELECT DISTINCT node, chunk_id FROM links WHERE is_title"):
             about.setdefault(row["node"], set()).add(row["chunk_id"])
         return about
-
-    def removed_chunks(self) -> set[str]:
-        """Chunk ids removed from the corpus by a committed partition (`enrich-rag remove`, a changed document)."""
-        return {r["chunk_id"] for r in self._query("SELECT DISTINCT chunk_id FROM removed")}
 
     def only_new(self, tables: GraphTables) -> GraphTables:
         """The rows of `tables` the graph does not hold yet (nodes and edges by id, links by node and

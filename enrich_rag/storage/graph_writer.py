@@ -146,9 +146,10 @@ class GraphWriter:
         folders = [partition_dir(self.root, t, p) for p in partitions for t in ALL_TABLES]
         return [f for f in folders if f.parent.name in TABLES or f.exists() or Path(f"{f}.dvc").is_file()]
 
-    def _corpus_index(self, changed: bool) -> list[Path]:
-        """The corpus index among what DVC records, once documents were added or removed here."""
-        return [self.corpus.index.path] if self.corpus and (changed or self.corpus.touched()) else []
+    def _corpus_index(self) -> list[Path]:
+        """The corpus index among what DVC records, once documents were added or removed here (its
+        state file is written with every change, so it says so)."""
+        return [self.corpus.index.path] if self.corpus and self.corpus.touched() else []
 
     def new_partition_id(self, prefix: str = "enrich") -> str:
         n = sum(p.startswith(f"{prefix}-") for p in committed_partitions(self.root)) + 1
@@ -195,7 +196,7 @@ class GraphWriter:
                 result.seconds["corpus_index"] = time.perf_counter() - t0
 
             t0 = time.perf_counter()
-            result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path] + self._corpus_index(tables.changes_corpus))
+            result.dvc = self.dvc.record(self._tracked([partition]) + [self.index_path] + self._corpus_index())
             result.seconds["dvc"] = time.perf_counter() - t0
             if self.compact_after and sum(p != SEED_PARTITION for p in committed_partitions(self.root)) > self.compact_after:
                 t0 = time.perf_counter()
@@ -415,11 +416,11 @@ class GraphWriter:
                 report.corpus = self.corpus.reconcile()
             enrichments = sorted(committed - {SEED_PARTITION} - damaged)
             if self.dvc.exists() and enrichments:
-                tracked = self._tracked(enrichments) + [self.index_path] + self._corpus_index(bool(report.corpus))
+                tracked = self._tracked(enrichments) + [self.index_path] + self._corpus_index()
                 if force_record or dirty or not self.dvc.is_current(tracked):
                     report.recorded = self.dvc.record(tracked)
             elif self.dvc.exists() and (force_record or report.corpus):
-                report.recorded = self.dvc.record([self.index_path] + self._corpus_index(bool(report.corpus)))
+                report.recorded = self.dvc.record([self.index_path] + self._corpus_index())
         return report
 
     def verify(self) -> list[str]:
@@ -444,7 +445,7 @@ class GraphWriter:
         if self.corpus:
             problems += self.corpus.problems()
         tracked = self._tracked([p for p in committed if p != SEED_PARTITION and p not in damaged])
-        if tracked and not self.dvc.is_current(tracked + [self.index_path] + self._corpus_index(False)):
+        if tracked and not self.dvc.is_current(tracked + [self.index_path] + self._corpus_index()):
             problems.append("dvc records stale")
         pending = self.pending_rollbacks()
         if pending:
