@@ -128,7 +128,10 @@ def _trim(result: PCSTResult, edges, node_prizes, edge_prizes, within, root: int
         for e in kept:
             for n in edges[e]:
                 degree[n] = degree.get(n, 0) + 1
-        leaves = [e for e in kept if any(degree[n] == 1 and n != root for n in edges[e])]
-        worst = min(leaves or kept, key=lambda e: edge_prizes[e] + min(node_prizes[n] for n in edges[e] if n != root))
+        # A leaf edge is worth what it alone brings: its own prize and its leaf's (the node that goes
+        # with it), not the prize of the inner node that stays.
+        leaves = {e: [n for n in edges[e] if degree[n] == 1 and n != root] for e in kept}
+        leaves = {e: ends for e, ends in leaves.items() if ends}
+        worst = min(leaves or kept, key=lambda e: edge_prizes[e] + max((node_prizes[n] for n in leaves.get(e, ())), default=0.0))
         kept.discard(worst)
     return tree(kept)

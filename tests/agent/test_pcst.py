@@ -58,3 +58,20 @@ def test_a_branch_that_drops_whole_as_costs_rise_is_trimmed_to_the_budget():
     result = solve_pcst(5, edges, prizes, [0] * 4, [1.0, 0.1, 0.1, 0.1], 24, 24, counted=[2, 3, 4], max_counted=2, root=0)
     assert len({2, 3, 4} & set(result.nodes)) == 2
     assert {0, 1} <= set(result.nodes) and _is_tree(result.nodes, result.edges, edges)
+
+
+def test_trimming_drops_the_leaf_worth_least_not_the_one_under_the_poorest_inner_node():
+    """Over budget (four passages, three allowed): leaf passage 3 (prize 500) hangs off entity 2, an inner
+    node without a prize; leaf passage 4 is worth 2. The trim drops 4: a leaf is worth its own prize, not
+    its inner end's (read that way, 3 counted as 0 and went)."""
+    from enrich_rag.agent.pcst import PCSTResult, _trim
+
+    edges = [(0, 1), (1, 2), (2, 3), (0, 4), (0, 5)]
+    prizes = [0.0, 0.1, 0.0, 500.0, 2.0, 1000.0]
+    over = PCSTResult([0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4])
+
+    def within(r):
+        return len({1, 3, 4, 5} & set(r.nodes)) <= 3
+
+    trimmed = _trim(over, edges, prizes, [0.0] * 5, within, root=0)
+    assert {3, 5} <= set(trimmed.nodes) and 4 not in trimmed.nodes

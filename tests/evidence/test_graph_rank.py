@@ -190,3 +190,19 @@ def test_personalized_pagerank_agrees_with_networkx(seed):
     ours = personalized_pagerank(both, reset, damping, directed=one_way)
     assert np.allclose(ours, [expected[i] for i in range(n)], atol=1e-6)
     assert ours.sum() == pytest.approx(1.0)
+
+
+def test_entity_first_choice_joins_the_question_and_is_the_first_context(bridge_config, nlp):
+    """Entity-first's passages reach the tree from the question itself, so a second hop the seed never
+    linked does not need another passage as a relay that would take the budget's place."""
+    from enrich_rag.agent.enrich_context import ROOT, enrich_context, passage_node, tree_graph
+
+    ranking, analysis, resources = _rank(bridge_config, nlp, keep_open=True)
+    agent, evidence = bridge_config.agent, bridge_config.evidence
+    chosen = [p for p in resources.passages.by_ids([p.id for p in ranking.passages]) if p.doc_id in {"imbrecht", "d4"}]
+    g = tree_graph(QUESTION, analysis.entities, ranking, list(ranking.passages), agent, evidence, [p.id for p in chosen])
+    asked = {r["dst"] for r in g.rows if r["src"] == ROOT}
+    assert {passage_node(p.id) for p in chosen} <= asked
+    sub = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 2, selected=chosen)
+    assert {p.doc_id for p in sub.passages} == {"imbrecht", "d4"}
+    resources.close()
