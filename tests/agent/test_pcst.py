@@ -75,3 +75,21 @@ def test_trimming_drops_the_leaf_worth_least_not_the_one_under_the_poorest_inner
 
     trimmed = _trim(over, edges, prizes, [0.0] * 5, within, root=0)
     assert {3, 5} <= set(trimmed.nodes) and 4 not in trimmed.nodes
+
+
+def test_a_pages_further_chunks_are_prized_below_another_page():
+    """One page's continuation hangs off its entity almost for free; at full prize a wider budget would
+    read it before the other page a comparison needs."""
+    from enrich_rag.agent.enrich_context import SAME_PAGE_SHARE, passage_prizes
+    from enrich_rag.config import EvidenceConfig
+    from enrich_rag.storage.passages import Passage
+
+    text = "Song of the Eagle is a 1933 film directed by Ralph Murphy."
+    a0, a1 = Passage("a::c0", "a", "Song of the Eagle", text), Passage("a::c1", "a", "Song of the Eagle", text)
+    b0 = Passage("b::c0", "b", "El Santo", "El Santo is a 1960 film directed by Miguel Delgado.")
+    entities = ["Song of the Eagle", "El Santo"]
+    pagerank = {"a::c0": 1.0, "a::c1": 1.0, "b::c0": 0.5}
+    prizes = passage_prizes([a0, a1, b0], entities, {}, EvidenceConfig(), pagerank=pagerank)
+    full = passage_prizes([a1], entities, {}, EvidenceConfig(), pagerank=pagerank)["a::c1"]
+    assert prizes["a::c1"] == SAME_PAGE_SHARE * full < prizes["b::c0"]
+    assert prizes["a::c0"] == full
