@@ -29,7 +29,7 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.runner import retrieval_study
-from enrich_rag.eval.stats import bootstrap
+from enrich_rag.eval.stats import bootstrap, paired_difference
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.index.embeddings import search
 
@@ -41,12 +41,22 @@ def _dedupe(ids):
     return list(dict.fromkeys(ids))[:RETRIEVED]
 
 
+def _paired(a: list[dict[str, float]], b: list[dict[str, float]]) -> dict[str, dict]:
+    """Mean of a - b on the same questions with its 95% interval, per metric."""
+    out = {}
+    for m in ("recall@5", "all@5", "context_all"):
+        diff = paired_difference([q[m] for q in a], [q[m] for q in b])
+        out[m] = {"value": round(diff.value, 4), "ci": diff.to_list()}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", required=True)
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="")
+    parser.add_argument("--baseline", default="", help="an earlier output of this script (same questions): paired differences")
     parser.add_argument(
         "--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS, help="entity-first variants to run (default: all)"
     )
@@ -142,6 +152,18 @@ def main() -> None:
     for name, stats in summary.items():
         table.add_row(name, *(str(stats[c]) for c in cols))
     Console(width=160).print(table)
+    # The tree against entity-first's list at each budget (same questions), and each method against a
+    # baseline file (another build or code): a difference is read from these, not from two means.
+    pairs = {f"{t} - {e}": _paired(per_question[t], per_question[e]) for t, e in zip(trees, lists)}
+    if args.baseline:
+        before = json.loads(Path(args.baseline).read_text())
+        if before["question_ids"] != [item.id for item in items]:
+            raise SystemExit(f"{args.baseline}: not the same questions; compare runs of the same --config and --limit")
+        earlier = {name: qs for name, qs in before["per_question"].items() if name in per_question}
+        pairs |= {f"{name} - baseline": _paired(per_question[name], qs) for name, qs in earlier.items()}
+    for name, diff in pairs.items():
+        c = diff["context_all"]
+        Console().print(f"{name}: context_all {c['value']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]")
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(
@@ -151,6 +173,8 @@ def main() -> None:
                     "questions": len(items),
                     "k": config.evidence.k,
                     "summary": summary,
+                    "paired": pairs,
+                    "baseline": args.baseline,
                     "intervals": {
                         name: {m: bootstrap([q[m] for q in qs]).to_list() for m in ("recall@5", "all@5", "context_all")}
                         for name, qs in per_question.items()

@@ -106,9 +106,15 @@ def _verify_cli(params: Path, env: dict) -> dict:
     repair = subprocess.run([cli, "graph", "verify", "--repair", "--params", str(params)], env=env, capture_output=True, text=True)
     return {
         "verify_exit": before.returncode,
-        "verify_findings": [line for line in before.stdout.splitlines() if "inconsistent" in line],
+        "verify_findings": _findings(before),
         "repair_exit": repair.returncode,
+        "repair_said": _findings(repair) or (repair.stdout + repair.stderr).strip().splitlines()[-1:],
     }
+
+
+def _findings(done: subprocess.CompletedProcess) -> list[str]:
+    """What the command said was wrong (the CLI writes its messages to stderr)."""
+    return [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.startswith(("inconsistent:", "error:"))]
 
 
 def _enrichments(params: Path) -> list[str]:

@@ -90,6 +90,23 @@ def run_section(path: Path, root: Path) -> list[str]:
     return lines + [""]
 
 
+def _selection_pairs(pairs: dict, baseline: str) -> list[str]:
+    if not pairs:
+        return []
+    against = f" (`baseline`: `{baseline}`)" if baseline else ""
+    lines = [
+        f"Paired differences (same questions, 95% interval){against}:",
+        "",
+        "| pair | recall@5 | all@5 | context_all |",
+        "|---|---:|---:|---:|",
+    ]
+    cells = {
+        name: [f"{d[m]['value']:+.3f} [{d[m]['ci'][0]:+.3f}, {d[m]['ci'][1]:+.3f}]" for m in ("recall@5", "all@5", "context_all")]
+        for name, d in pairs.items()
+    }
+    return lines + [f"| {name} | {' | '.join(c)} |" for name, c in cells.items()] + [""]
+
+
 def bench_section(path: Path, root: Path) -> list[str]:
     data = json.loads(path.read_text(encoding="utf-8"))
     where = f"`{path.relative_to(root)}`"
@@ -101,6 +118,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "",
             *_table(data["summary"], SELECTION_COLUMNS),
             "",
+            *_selection_pairs(data.get("paired", {}), data.get("baseline", "")),
         ]
     if path.name.startswith("load_test") and "baseline" in data:
         rows = {"one client in turn": data["baseline"]} if data["baseline"] else {}
