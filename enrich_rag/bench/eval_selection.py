@@ -161,9 +161,9 @@ def main() -> None:
             raise SystemExit(f"{args.baseline}: not the same questions; compare runs of the same --config and --limit")
         earlier = {name: qs for name, qs in before["per_question"].items() if name in per_question}
         pairs |= {f"{name} - baseline": _paired(per_question[name], qs) for name, qs in earlier.items()}
-    for name, diff in pairs.items():
-        c = diff["context_all"]
-        Console().print(f"{name}: context_all {c['value']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]")
+    for pair, diff in pairs.items():
+        context = diff["context_all"]
+        Console().print(f"{pair}: context_all {context['value']:+.3f} [{context['ci'][0]:+.3f}, {context['ci'][1]:+.3f}]")
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(
