@@ -204,19 +204,24 @@ def tree_graph(
     for key, weight in hood.reset.items():
         target = passage_node(key) if key in chunk_ids else key
         if target in g:
-            cost = QUERY_ENTITY_COST if key in named else agent.edge_cost * COSTS["question"] * (1.5 - min(weight / reset_top, 1.0))
+            cost = QUERY_ENTITY_COST if key in named else _question_cost(agent, weight / reset_top)
             g.edge(ROOT, target, cost, kind="question", relation="asks about")
             asked.add(target)
     for name in named:  # a named entity PageRank could not seed (no passages yet) still joins the question
         if name in g and name not in asked:
             g.edge(ROOT, name, QUERY_ENTITY_COST, kind="question", relation="asks about")
     # Entity-first's choice was found for this question (a micro-query, a bridge): it joins the question
-    # as a top dense hit does. Else a second hop whose page the shallow seed never linked is reached only
+    # as the top dense hit does. Else a second hop whose page the shallow seed never linked is reached only
     # through another passage that names its entity, and that relay then takes the budget's place.
     for chunk in selected:
         if passage_node(chunk) in g and passage_node(chunk) not in asked:
-            g.edge(ROOT, passage_node(chunk), agent.edge_cost * COSTS["question"] * 0.5, kind="question", relation="asks about")
+            g.edge(ROOT, passage_node(chunk), _question_cost(agent, 1.0), kind="question", relation="asks about")
     return g
+
+
+def _question_cost(agent: AgentConfig, share: float) -> float:
+    """The question's edge to a seed it reached by search: cheaper the larger its share of the top weight."""
+    return agent.edge_cost * COSTS["question"] * (1.5 - min(share, 1.0))
 
 
 def tree_order(nodes: set[int], edges: list[tuple[int, int]], start: int, first: Callable[[int], Any] = lambda n: n) -> list[int]:
