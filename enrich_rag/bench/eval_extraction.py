@@ -23,6 +23,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.eval.runner import load_eval
+from enrich_rag.eval.stats import paired_difference
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.llm.factory import make_llm
@@ -54,13 +55,34 @@ def _stems(text: str) -> set[str]:
     return {w[:STEM] for w in content_words(text)}
 
 
-def recall(edges: list[dict], triples: list[tuple[str, str, str]]) -> dict[str, float]:
+def recall(edges: list[dict], triples: list[tuple[str, str, str]]) -> dict[str, Any]:
     pairs: dict[frozenset, list[str]] = {}
     for e in edges:
         pairs.setdefault(frozenset((e["src"], e["dst"])), []).append(e["relation"])
     found = [pairs.get(frozenset((node_id(s), node_id(o))), []) for s, _, o in triples]
     with_relation = [bool(rels) and any(_stems(r) & _stems(rel) for rel in rels) for (_, r, _), rels in zip(triples, found)]
-    return {"pair": sum(bool(f) for f in found), "with_relation": sum(with_relation), "gold": len(triples)}
+    return {
+        "pair": sum(bool(f) for f in found),
+        "with_relation": sum(with_relation),
+        "gold": len(triples),
+        "found": [int(bool(f)) for f in found],  # per gold triple, in order: pairs two runs on the same triples
+    }
+
+
+def _paired(runs: dict[str, dict], baseline: dict | None) -> dict[str, dict]:
+    """Pair recall differences on the same gold triples (resampled together, per triple): this run's
+    extractors against each other, and each against the baseline file's extractor of the same name."""
+    pairs = {f"{a} - {b}": (runs[a]["found"], runs[b]["found"]) for a in runs for b in runs if a > b}
+    if baseline:
+        n = len(next(iter(runs.values()))["found"])
+        if any(len(r.get("found", [])) != n for r in baseline["extractors"].values()):
+            raise SystemExit("baseline: not the same gold triples; compare runs of the same --config and --limit")
+        pairs |= {f"{n} - baseline": (runs[n]["found"], baseline["extractors"][n]["found"]) for n in runs if n in baseline["extractors"]}
+    out = {}
+    for name, (a, b) in pairs.items():
+        diff = paired_difference(a, b)
+        out[name] = {"pair_recall": round(diff.value, 4), "ci": diff.to_list()}
+    return out
 
 
 def main() -> None:
@@ -70,6 +92,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=30, help="questions (their gold passages are extracted)")
     parser.add_argument("--extractors", nargs="+", default=["spacy", "llm"])
     parser.add_argument("--out", default="")
+    parser.add_argument("--baseline", default="", help="an earlier output of this script (same --config, --limit): paired differences")
     args = parser.parse_args()
     config, ev = load_eval(args.params, args.config)
     rows = [json.loads(line) for line in Path(ev.questions).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -104,6 +127,8 @@ def main() -> None:
             "seconds_total": round(sum(seconds), 1),
             "unparsed_replies": getattr(extractor, "unparsed", None),
         }
+    result["paired"] = _paired(result["extractors"], json.loads(Path(args.baseline).read_text()) if args.baseline else None)
+    result["baseline"] = args.baseline
     table = Table(title=f"gold-triple recall on {ev.dataset}: {len(rows)} questions, {len(passages)} gold passages, {len(triples)} triples")
     for col in ("extractor", "pair recall", "with relation", "named facts only", "facts", "s/chunk p50"):
         table.add_column(col, justify="left" if col == "extractor" else "right")
@@ -117,6 +142,8 @@ def main() -> None:
             str(r["seconds_per_chunk_p50"]),
         )
     Console().print(table)
+    for name, diff in result["paired"].items():
+        print(f"pair recall {name}: {diff['pair_recall']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] (paired over gold triples)")
     out = Path(args.out or f"bench_results/extraction_{ev.dataset}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
