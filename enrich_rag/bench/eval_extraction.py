@@ -107,6 +107,8 @@ def main() -> None:
         "reader": model_name(config.llm),
         "extractors": {},
     }
+    out = Path(args.out or f"bench_results/extraction_{ev.dataset}.json")
+    facts: list[dict[str, str]] = []  # every named fact with its sentence: what scripts/judge_facts.py samples
     for name in args.extractors:
         extractor = make_extractor(config.extraction, name, lambda: llm, fact_prompt)
         seconds, edges = [], []
@@ -116,6 +118,10 @@ def main() -> None:
             seconds.append(time.perf_counter() - start)
             edges += graph_tables(extraction, titled=[chunk]).edges.to_pylist()
         named = [e for e in edges if e["relation"] not in STRUCTURAL_RELATIONS]  # not co-occurrence or title->mention
+        facts += [
+            {"extractor": name, "chunk": e["chunk_id"], "evidence": e["evidence"]} | fact(e["src_name"], e["relation"], e["dst_name"])
+            for e in named
+        ]
         found = recall(edges, triples)
         result["extractors"][name] = found | {
             "pair_recall": round(found["pair"] / len(triples), 4),
@@ -144,10 +150,19 @@ def main() -> None:
     Console().print(table)
     for name, diff in result["paired"].items():
         print(f"pair recall {name}: {diff['pair_recall']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] (paired over gold triples)")
-    out = Path(args.out or f"bench_results/extraction_{ev.dataset}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"-> {out}")
+    facts_file = facts_path(out)
+    facts_file.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in facts), encoding="utf-8")
+    print(f"-> {out}, {facts_file}")
+
+
+def fact(subject: str, relation: str, obj: str) -> dict[str, str]:
+    return {"subject": subject, "relation": relation, "object": obj}
+
+
+def facts_path(out: Path) -> Path:
+    return out.with_name(f"{out.stem}_facts.jsonl")
 
 
 if __name__ == "__main__":

@@ -212,6 +212,9 @@ def demo(
     config: OverlayOption = None,
     count: int = typer.Option(5, "--count", min=1, max=100, help="how many questions"),
     questions: Path | None = typer.Option(None, "--questions", help="normalised QA JSONL (default: the bundled corpus)"),
+    enrichment: bool = typer.Option(
+        False, "--enrichment", help="instead: a question the seed graph gets wrong, answered before and after deep enrichment"
+    ),
     as_json: JsonOption = False,
 ) -> None:
     """Answer the first bundled questions without enrichment: answer, gold, citations, seconds."""
@@ -221,6 +224,9 @@ def demo(
     from enrich_rag.eval.metrics import exact_match
 
     cfg = _config(params, config)
+    if enrichment:
+        _enrichment_story(cfg, as_json)
+        return
     try:
         if questions is None and cfg.corpus.format != "benchmark":
             raise EnrichRagError(
@@ -259,6 +265,44 @@ def demo(
             'Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
             "as it is).  Web page: [bold]enrich-rag serve[/bold], then open http://127.0.0.1:8000"
         )
+
+
+def _enrichment_story(cfg: Config, as_json: bool) -> None:
+    import tempfile
+
+    from enrich_rag.eval.story import load_story, tell
+
+    try:
+        story = load_story()
+        console.print(
+            f"[bold]{story['question']}[/bold] (gold: {' / '.join(story['answers'])}); on a copy of the build, yours is untouched"
+        )
+        with tempfile.TemporaryDirectory(prefix="enrich-rag-demo-") as tmp:
+            told = tell(cfg, story, Path(tmp))
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"{told['question']}  (gold: {' / '.join(told['gold'])})")
+    for column in ("", "answer", "sure", "perplexity", "evidence cited"):
+        table.add_column(column, overflow="fold")
+    for label, v in (("seed graph", told["before"]), ("after deep enrichment", told["after"])):
+        mark = "[green]✓[/green] " if v["correct"] else "[red]✗[/red] "
+        table.add_row(
+            label,
+            mark + (v["answer"] or "(no answer)"),
+            "yes" if v["sufficient"] else "no",
+            f"{v['perplexity']:.2f}",
+            "; ".join(v["citations"]),
+        )
+    facts = Table(title=f"extracted in {told['enrichment']['rounds']} round(s) from {', '.join(told['enrichment']['chunks']) or 'nothing'}")
+    for column in ("subject", "relation", "object", "chunk", "extractor"):
+        facts.add_column(column)
+    for f in told["facts"]:
+        facts.add_row(f["src_name"], f["relation"], f["dst_name"], f["chunk_id"], f["extractor"])
+    if as_json:
+        _emit(told, True)
+        return
+    Console().print(table)
+    Console().print(facts)
 
 
 @app.command()

@@ -268,7 +268,7 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
 
     copy = writable_copy(world, tmp_path / "copy")
     copy = dataclasses.replace(copy, extraction=dataclasses.replace(copy.extraction, deep="llm"))
-    reply = '{"facts": [{"subject": "Christopher Nolan", "relation": "directed", "object": "Inception"}]}'
+    reply = '{"facts": [["Christopher Nolan", "directed", "Inception"]]}'
     deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]), fact_prompt)
     resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
     agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
@@ -285,3 +285,33 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     by_partition = {p["partition"]: p["extractors"] for p in resources.writer.partitions()}
     assert set(by_partition[enriched["partition"]]) == {"llm"} and "spacy" in by_partition["seed"]  # which extractor wrote what
     assert resources.writer.verify() == []
+
+
+def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(world, tmp_path):
+    """`enrich-rag demo --enrichment`: the seed answer, the enriched answer, and the facts the deep
+    extractor wrote with their chunk, on a private copy (the given build gains no partition). Reader
+    and deep extractor scripted as above; graph, index and DVC are real."""
+    from enrich_rag.eval.story import pick, tell
+    from enrich_rag.extract.llm_extractor import LLMExtractor
+    from enrich_rag.llm.prompts import fact_prompt
+
+    config = dataclasses.replace(world, extraction=dataclasses.replace(world.extraction, deep="llm"))
+    config = dataclasses.replace(config, agent=dataclasses.replace(config.agent, max_enrich_rounds=1, max_iterations=1))
+    deep = LLMExtractor(ScriptedLLM([('{"facts": [["Christopher Nolan", "directed", "Inception"]]}', 1.0)]), fact_prompt)
+    reader = ScriptedLLM([("Paris", 20.0), ("Paris", 20.0), ("London", 1.1)])
+    before_partitions = committed_partitions(Path(world.paths.graph))
+    told = tell(config, {"question": QUESTION, "answers": ["London"]}, tmp_path / "story", llm=reader, extractor=deep)
+    assert told["before"]["answer"] == "Paris" and not told["before"]["correct"] and not told["before"]["sufficient"]
+    assert told["after"]["answer"] == "London" and told["after"]["correct"]
+    assert told["enrichment"]["rounds"] == 1 and told["enrichment"]["partitions"]
+    assert ("Christopher Nolan", "directed", "Inception", "inception::c0", "llm") in {
+        (f["src_name"], f["relation"], f["dst_name"], f["chunk_id"], f["extractor"]) for f in told["facts"]
+    }
+    assert committed_partitions(Path(world.paths.graph)) == before_partitions  # the build told about is untouched
+    rows = [
+        {"id": "q1", "method": m, "question": "q?", "gold": ["a"], "prediction": p, "em": em, "enrich_rounds": r}
+        for m, p, em, r in (("enrichrag_no_enrich", "b", 0.0, 0), ("enrichrag", "a", 1.0, 0))
+    ]
+    assert pick(rows) is None  # right without enriching is not the story
+    rows[1]["enrich_rounds"] = 1
+    assert pick(rows) == {"id": "q1", "question": "q?", "answers": ["a"], "seed_answer": "b", "enriched_answer": "a"}

@@ -18,7 +18,7 @@ NOLAN = Passage(
 
 
 def test_a_reply_is_parsed_to_the_schema_or_gives_nothing():
-    reply = '{"facts": [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}, {"subject": ""}]}'
+    reply = '{"facts": [["Christopher Nolan", "born in", "London"], ["Nolan", ""], ["", "born in", "London"], {"subject": "Nolan"}]}'
     assert parse_facts(reply) == [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}]
     assert parse_facts("London") == [] and parse_facts('{"facts": "none"}') == [] and parse_facts('{"facts": [') == []
 
@@ -30,8 +30,7 @@ def test_facts_the_chunk_never_writes_are_dropped_and_the_rest_cite_their_senten
     llm = ScriptedLLM(
         [
             (
-                '{"facts": [{"subject": "Christopher Nolan", "relation": "born in", "object": "London"}, '
-                '{"subject": "Steven Spielberg", "relation": "born in", "object": "Ohio"}]}',
+                '{"facts": [["Christopher Nolan", "born in", "London"], ["Steven Spielberg", "born in", "Ohio"]]}',
                 1.0,
             )
         ]

@@ -1,0 +1,94 @@
+"""The enrichment story the demo tells: a bundled question the seed graph answers wrongly or unsurely,
+one deep enrichment, the answer again, and what was extracted from which chunk.
+
+Runs on a private copy of the build (`storage/workspace.py`), so the user's graph is untouched and the
+story can be told again. The question comes from `data/demo_enrichment.json`, which
+`scripts/pick_demo_question.py` picks from an evaluation run's predictions (the run is named there):
+nothing here is scripted, the answers are the reader's of the day.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from enrich_rag.agent.loop import Agent, Answer
+from enrich_rag.agent.resources import Resources
+from enrich_rag.config import Config
+from enrich_rag.errors import InputDataError
+from enrich_rag.eval.metrics import exact_match
+from enrich_rag.extract.base import Extractor
+from enrich_rag.llm.base import LLM
+from enrich_rag.storage.workspace import writable_copy
+
+STORY_FILE = Path("data/demo_enrichment.json")
+
+
+def load_story(path: Path = STORY_FILE) -> dict[str, Any]:
+    try:
+        story = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputDataError(f"{path}: no demo question ({exc}); scripts/pick_demo_question.py writes one") from exc
+    if not story.get("question") or not story.get("answers"):
+        raise InputDataError(f"{path}: needs 'question' and 'answers'")
+    return story
+
+
+def _verdict(answer: Answer, gold: list[str]) -> dict[str, Any]:
+    return {
+        "answer": answer.answer,
+        "correct": bool(exact_match(answer.answer, gold)),
+        "sufficient": answer.sufficient,
+        "perplexity": round(answer.perplexity, 3),
+        "citations": [c.triple for c in answer.citations],
+    }
+
+
+def tell(
+    config: Config, story: dict[str, Any], workdir: Path, llm: LLM | None = None, extractor: Extractor | None = None
+) -> dict[str, Any]:
+    """Answer without enrichment, then with it (the loop decides), on a copy under `workdir`; `llm` and
+    `extractor` default to the configured ones."""
+    resources = Resources(writable_copy(config, workdir), llm=llm, extractor=extractor)
+    try:
+        agent = Agent(resources)
+        gold = list(story["answers"])
+        before = agent.answer(story["question"], allow_enrich=False)
+        after = agent.answer(story["question"])
+        rounds = [s.outputs for s in after.trace.steps if s.tool == "EnrichGraph"]
+        partitions = [r["partition"] for r in rounds if r.get("partition")]
+        facts = [
+            {k: e[k] for k in ("src_name", "relation", "dst_name", "chunk_id", "extractor")}
+            for e in (resources.store.rows_of(partitions)[1] if partitions else [])
+        ]
+        return {
+            "question": story["question"],
+            "gold": gold,
+            "source": story.get("source", ""),
+            "before": _verdict(before, gold),
+            "after": _verdict(after, gold),
+            "enrichment": {"rounds": len(rounds), "partitions": partitions, "chunks": [c for r in rounds for c in r["new_chunks"]]},
+            "facts": facts,
+        }
+    finally:
+        resources.close()
+
+
+def pick(rows: list[dict[str, Any]], seed_method: str = "enrichrag_no_enrich", method: str = "enrichrag") -> dict[str, Any] | None:
+    """The first question that `seed_method` answered wrongly and `method` answered right after an
+    enrichment round (evaluation prediction rows of one run)."""
+    by_question: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        by_question.setdefault(row["id"], {})[row["method"]] = row
+    for qid, methods in by_question.items():
+        seed, enriched = methods.get(seed_method), methods.get(method)
+        if seed and enriched and not seed["em"] and enriched["em"] and enriched.get("enrich_rounds"):
+            return {
+                "id": qid,
+                "question": enriched["question"],
+                "answers": enriched["gold"],
+                "seed_answer": seed["prediction"],
+                "enriched_answer": enriched["prediction"],
+            }
+    return None
