@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from enrich_rag.bench.judge_facts import calibration_facts, corrected, precision_interval
+from enrich_rag.bench.judge_facts import calibration_facts, corrected, precision_interval, youden_threshold
 from enrich_rag.text import content_words
 from tests.conftest import PROJECT_ROOT
 
@@ -35,3 +35,8 @@ def test_the_judges_yes_rate_is_corrected_by_its_rates_on_true_and_false_facts()
     assert math.isnan(corrected(0.5, tpr=0.4, fpr=0.4))  # a judge that cannot tell true from false says nothing
     low, high = precision_interval([True] * 40 + [False] * 10, [True] * 36 + [False] * 4, [True] * 8 + [False] * 32, seed=0)
     assert low < corrected(0.8, 0.9, 0.2) < high and high - low < 0.5
+
+
+def test_the_cut_is_the_one_that_best_separates_true_from_false_calibration_facts():
+    assert youden_threshold([0.95, 0.9, 0.85, 0.6], [0.88, 0.5, 0.3, 0.2]) == 0.6  # TPR 4/4, FPR 1/4
+    assert youden_threshold([0.9, 0.8], [0.85, 0.1]) == 0.9  # 1/2 - 0 ties 2/2 - 1/2: the stricter cut
