@@ -120,6 +120,40 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "",
             *_selection_pairs(data.get("paired", {}), data.get("baseline", "")),
         ]
+    if path.name.startswith("extraction_") and "extractors" in data:
+        rows = {name: r | {"pair_recall": f"{r['pair_recall']} ({r['pair']}/{r['gold']})"} for name, r in data["extractors"].items()}
+        columns = ("pair_recall", "named_relation_recall", "with_relation_recall", "facts", "named_facts", "seconds_per_chunk_p50")
+        return [
+            f"### Gold-triple recall, {data['dataset']} ({data['questions']} questions, {data['chunks']} gold passages, "
+            f"reader {data['reader']})",
+            "",
+            f"From {where}. A gold triple is found when a fact joins its two nodes after the graph's normalisation; "
+            "`named_relation_recall` counts named facts only (no co-occurrence or title links)."
+            + (f" Baseline: {data['baseline']}." if data.get("baseline") else ""),
+            "",
+            *_table(rows, columns, "extractor"),
+            "",
+            *[
+                f"- pair recall {name}: {with_ci(d['pair_recall'], d['ci'])} (paired over gold triples)"
+                for name, d in data.get("paired", {}).items()
+            ],
+            "",
+        ]
+    if path.name.startswith("judged_facts_") and "by_threshold" in data:
+        rows = {
+            f"{name} cut {r['threshold']}": r | {"precision": with_ci(r["precision"], r["precision_ci"])}
+            for name, r in data["by_threshold"].items()
+        }
+        sizes = data["calibration_sizes"]
+        return [
+            f"### Precision of {data['extractor']} facts, judged by {data['judge']} ({data['dataset']}, {data['judged_facts']} facts)",
+            "",
+            f"From {where}. The judge's P(yes) cut and its true/false-positive rates come from {sizes['gold']} gold triples "
+            f"and {sizes['corrupted']} corrupted ones; precision is the yes-rate corrected by them.",
+            "",
+            *_table(rows, ("judged_yes", "tpr", "fpr", "precision"), "judge"),
+            "",
+        ]
     if path.name.startswith("load_test") and "baseline" in data:
         rows = {"one client in turn": data["baseline"]} if data["baseline"] else {}
         rows |= {f"{r['clients']} clients, run {r['run']}": r for r in data["runs"]}
@@ -220,7 +254,16 @@ def render(root: Path) -> str:
             lines += run_section(path, root)
     lines += ["## Benchmarks", ""]
     benches = sorted((root / "bench_results").glob("*.json"))
-    shown_whole = ("selection_", "load_test", "newcomer", "compaction", "store_sharing", "reader_comparisons")
+    shown_whole = (
+        "selection_",
+        "extraction_",
+        "judged_facts_",
+        "load_test",
+        "newcomer",
+        "compaction",
+        "store_sharing",
+        "reader_comparisons",
+    )
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
     lines += ["Other benchmark files (headline values; each file holds the rest):", ""]
