@@ -152,7 +152,7 @@ def main() -> None:
 def youden_threshold(true: list[float], false: list[float]) -> float:
     """The P(yes) cut that best separates the calibration's true facts from its false ones (max TPR - FPR);
     chosen on the calibration sets, never on the judged sample."""
-    return max(sorted(set(true)), key=lambda t: (np.mean(np.asarray(true) >= t) - np.mean(np.asarray(false) >= t), -t))
+    return max(sorted(set(true)), key=lambda t: (np.mean(np.asarray(true) >= t) - np.mean(np.asarray(false) >= t), t))
 
 
 def summary(scores: dict[str, list[float]], threshold: float, seed: int) -> dict[str, Any]:
