@@ -76,19 +76,29 @@ def tell(
 
 
 def pick(rows: list[dict[str, Any]], seed_method: str = "enrichrag_no_enrich", method: str = "enrichrag") -> dict[str, Any] | None:
-    """The first question that `seed_method` answered wrongly and `method` answered right after an
-    enrichment round (evaluation prediction rows of one run)."""
+    """A question `method` answered right after an enrichment round where `seed_method` (same run) was
+    wrong; failing that, one it was right but unsure about and enrichment made sure (the trace's
+    `sufficient`). The first in the run's order."""
     by_question: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_question.setdefault(row["id"], {})[row["method"]] = row
-    for qid, methods in by_question.items():
-        seed, enriched = methods.get(seed_method), methods.get(method)
-        if seed and enriched and not seed["em"] and enriched["em"] and enriched.get("enrich_rounds"):
+    pairs = [(m[seed_method], m[method]) for m in by_question.values() if seed_method in m and method in m]
+    enriched_right = [(s, e) for s, e in pairs if e["em"] and e.get("enrich_rounds")]
+    wrong = [(s, e) for s, e in enriched_right if not s["em"]]
+    unsure = [(s, e) for s, e in enriched_right if not _sure(s) and _sure(e)]
+    for kind, found in (("wrong", wrong), ("unsure", unsure)):
+        if found:
+            seed, enriched = found[0]
             return {
-                "id": qid,
+                "id": enriched["id"],
                 "question": enriched["question"],
                 "answers": enriched["gold"],
+                "seed": kind,
                 "seed_answer": seed["prediction"],
                 "enriched_answer": enriched["prediction"],
             }
     return None
+
+
+def _sure(row: dict[str, Any]) -> bool:
+    return bool((row.get("trace") or {}).get("sufficient"))

@@ -309,9 +309,25 @@ def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(wor
     }
     assert committed_partitions(Path(world.paths.graph)) == before_partitions  # the build told about is untouched
     rows = [
-        {"id": "q1", "method": m, "question": "q?", "gold": ["a"], "prediction": p, "em": em, "enrich_rounds": r}
-        for m, p, em, r in (("enrichrag_no_enrich", "b", 0.0, 0), ("enrichrag", "a", 1.0, 0))
+        {
+            "id": q,
+            "method": m,
+            "question": f"{q}?",
+            "gold": ["a"],
+            "prediction": p,
+            "em": em,
+            "enrich_rounds": r,
+            "trace": {"sufficient": sure},
+        }
+        for q, m, p, em, r, sure in (
+            ("q1", "enrichrag_no_enrich", "a", 1.0, 0, False),
+            ("q1", "enrichrag", "a", 1.0, 1, True),
+            ("q2", "enrichrag_no_enrich", "b", 0.0, 0, False),
+            ("q2", "enrichrag", "a", 1.0, 0, True),
+        )
     ]
-    assert pick(rows) is None  # right without enriching is not the story
-    rows[1]["enrich_rounds"] = 1
-    assert pick(rows) == {"id": "q1", "question": "q?", "answers": ["a"], "seed_answer": "b", "enriched_answer": "a"}
+    assert pick(rows)["id"] == "q1" and pick(rows)["seed"] == "unsure"  # right but unsure, then sure after enriching
+    rows[3]["enrich_rounds"] = 1  # q2 was wrong and enrichment made it right: the better story, picked first
+    assert pick(rows) == {"id": "q2", "question": "q2?", "answers": ["a"], "seed": "wrong", "seed_answer": "b", "enriched_answer": "a"}
+    rows[3]["em"] = rows[1]["em"] = 0.0
+    assert pick(rows) is None
