@@ -100,8 +100,10 @@ class AgentConfig:
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
     enrich_chunks: int = bounded(2, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
     # Which unread chunks EnrichGraph reads: the question's top passages then the expansion query's hits
-    # (ranked), or as many drawn at random from the question's own top corpus hits (random: the control).
-    enrich_targets: str = choice("ranked", "random")
+    # (ranked); the same but skipping the passages the reader already read whole (beyond_context: their
+    # deep facts would restate its context); or as many drawn at random from the question's own top
+    # corpus hits (random: the control).
+    enrich_targets: str = choice("ranked", "beyond_context", "random")
     allow_enrich: bool = True
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
     enrich_on_gaps: bool = False

@@ -343,7 +343,10 @@ class Agent:
     def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
         with trace.step("EnrichGraph", question=question) as step:
             passages = [e for e in found.evidence if isinstance(e, Passage)]  # the tree's passages first, then PageRank's
-            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], [*passages, *found.ranked])
+            candidates = [*passages, *found.ranked]
+            if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
+                candidates = [p for p in found.ranked if p.id not in {q.id for q in passages}]
+            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], candidates)
             step.outputs = enriched.record()
             if enriched.partition:
                 trace.partitions_written.append(enriched.partition)

@@ -69,12 +69,16 @@ class CountingLLM:
 # name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
 ENTITY_FIRST = {"selection": "entity_first"}
 # name -> agent overrides, for the methods that change how the loop enriches rather than what it reads.
-AGENT_OVERRIDES: dict[str, dict[str, Any]] = {"enrichrag_random": {"enrich_targets": "random"}}
+AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
+    "enrichrag_random": {"enrich_targets": "random"},
+    "enrichrag_beyond": {"enrich_targets": "beyond_context"},
+}
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "graph_only": (False, {"selection": "pagerank"}),  # PageRank passages alone, growing as the tree does; no enrichment
     "enrichrag_no_enrich": (False, {}),
     "enrichrag": (True, {}),
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
+    "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
     "pcst_no_facts": (False, {"fact_lines": False}),  # the tree's passages without its fact lines
     "entity_first": (False, ENTITY_FIRST),  # SEAL-RAG's fixed k passages instead of the tree: the ablation
     "ef_no_graph": (False, ENTITY_FIRST | {"graph": False}),  # entity-first without any graph input: the graph's share

@@ -287,6 +287,29 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     assert resources.writer.verify() == []
 
 
+def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(world, tmp_path):
+    """enrich_targets: beyond_context. Deep facts of a passage in the reader's context restate what it
+    read; this reads the question's next passages instead (scripted reader and deep extractor as above)."""
+    from enrich_rag.extract.llm_extractor import LLMExtractor
+    from enrich_rag.llm.prompts import fact_prompt
+
+    copy = writable_copy(world, tmp_path / "copy")
+    copy = dataclasses.replace(copy, extraction=dataclasses.replace(copy.extraction, deep="llm"))
+    runs = {}
+    for targets in ("ranked", "beyond_context"):
+        deep = LLMExtractor(ScriptedLLM([('{"facts": []}', 1.0)]), fact_prompt)
+        resources = Resources(writable_copy(copy, tmp_path / targets), llm=ScriptedLLM([("Paris", 20.0)]), extractor=deep)
+        agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets))
+        answer = agent.answer(QUESTION)
+        read_whole = set(_outputs(answer, "EnrichContext")[0]["chunk_ids"])
+        runs[targets] = (read_whole, set(_outputs(answer, "EnrichGraph")[0]["new_chunks"]))
+        resources.close()
+    read_whole, ranked = runs["ranked"]
+    assert read_whole and ranked & read_whole  # the old way reads the reader's own passages first
+    read_whole, beyond = runs["beyond_context"]
+    assert beyond and not beyond & read_whole
+
+
 def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(world, tmp_path):
     """`enrich-rag demo --enrichment`: the seed answer, the enriched answer, and the facts the deep
     extractor wrote with their chunk, on a private copy (the given build gains no partition). Reader
