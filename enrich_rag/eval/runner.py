@@ -113,7 +113,10 @@ def fingerprint(config: Config, ev: EvalConfig) -> str:
         data["llm"].pop(name)
     data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods", "bootstrap")}
     data["build"] = build_key(config)  # a rebuilt seed or index is a new run, whatever the settings say
-    return hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
+    # Where the checkout lives is no setting: paths count relative to the project, so a moved or second
+    # checkout (a git worktree) resumes the same run.
+    text = json.dumps(data, sort_keys=True, default=str).replace(str(Path(config.paths.dvc_root).resolve()) + "/", "")
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
 def check_fingerprint(run_dir: Path, current: str) -> None:

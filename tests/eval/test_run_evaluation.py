@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import shutil
 
 import pytest
 import yaml
@@ -105,3 +106,22 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     assert all(f"| {m} |" in table for m in METHODS) and "Judge gemma-270m:" in table  # how far to trust it
     for name in ("recall_at_k.json", "metric_per_method.json", "latency.json", "recall_at_k.png", "latency.png"):
         assert (run_dir / "plots" / name).stat().st_size > 0
+
+
+def test_a_runs_fingerprint_does_not_depend_on_where_the_checkout_lives(tmp_path):
+    """A second checkout (a git worktree, a moved folder) of the same build resumes the same run."""
+    from enrich_rag.eval.runner import fingerprint, load_eval
+    from enrich_rag.stages.build_keys import stamp_path
+
+    prints = []
+    for name in ("checkout", "worktree"):
+        root = tmp_path / name
+        root.mkdir()
+        shutil.copy(PROJECT_ROOT / "params.yaml", root / "params.yaml")
+        config, ev = load_eval(root / "params.yaml", PROJECT_ROOT / "configs/hotpotqa_pool.yaml")
+        assert config.paths.graph.startswith(str(root))
+        for stage in ("corpus_index", "graph_index"):  # the same build's stamps in both
+            stamp_path(config, stage).parent.mkdir(parents=True, exist_ok=True)
+            stamp_path(config, stage).write_text(json.dumps({"key": f"{stage}-built"}), encoding="utf-8")
+        prints.append(fingerprint(config, ev))
+    assert prints[0] == prints[1]
