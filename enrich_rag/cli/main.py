@@ -223,10 +223,10 @@ def demo(
     from enrich_rag.eval.datasets import load_questions
     from enrich_rag.eval.metrics import exact_match
 
-    cfg = _config(params, config)
     if enrichment:
-        _enrichment_story(cfg, as_json)
+        _enrichment_story(params, config, as_json)
         return
+    cfg = _config(params, config)
     try:
         if questions is None and cfg.corpus.format != "benchmark":
             raise EnrichRagError(
@@ -267,13 +267,15 @@ def demo(
         )
 
 
-def _enrichment_story(cfg: Config, as_json: bool) -> None:
+def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
+    """The story is told on the build its question was picked from (its config overlay), unless --config says otherwise."""
     import tempfile
 
     from enrich_rag.eval.story import load_story, tell
 
     try:
         story = load_story()
+        cfg = _config(params, config or (Path(story["config"]) if story.get("config") else None))
         console.print(
             f"[bold]{story['question']}[/bold] (gold: {' / '.join(story['answers'])}); on a copy of the build, yours is untouched"
         )
