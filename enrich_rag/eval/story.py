@@ -18,6 +18,7 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError
 from enrich_rag.eval.metrics import exact_match
+from enrich_rag.eval.runner import ensure_built
 from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.workspace import writable_copy
@@ -49,7 +50,10 @@ def tell(
     config: Config, story: dict[str, Any], workdir: Path, llm: LLM | None = None, extractor: Extractor | None = None
 ) -> dict[str, Any]:
     """Answer without enrichment, then with it (the loop decides), on a copy under `workdir`; `llm` and
-    `extractor` default to the configured ones."""
+    `extractor` default to the configured ones. A dataset's build (a config overlay with questions) is
+    built first when it is missing or stale, as an evaluation would."""
+    if config.eval.questions:
+        ensure_built(config, config.eval)
     resources = Resources(writable_copy(config, workdir), llm=llm, extractor=extractor)
     try:
         agent = Agent(resources)
