@@ -131,6 +131,6 @@ def test_the_configuration_reference_is_what_the_code_says():
 
     page = render()
     assert (PROJECT_ROOT / "docs/configuration.md").read_text(encoding="utf-8") == page, "run python scripts/config_reference.py"
-    assert "| `enrich_targets` | str | `ranked` | `ranked` \\| `random` |" in page  # choices, from the field itself
+    assert "| `enrich_targets` | str | `ranked` | `ranked` \\| `beyond_context` \\| `random` |" in page  # choices, from the field itself
     assert "| `k` | int | `2` | >= 1, <= 20 |" in page  # bounds
     assert "## `eval.judge`" in page  # nested sections too
