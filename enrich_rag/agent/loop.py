@@ -345,7 +345,8 @@ class Agent:
             passages = [e for e in found.evidence if isinstance(e, Passage)]  # the tree's passages first, then PageRank's
             candidates = [*passages, *found.ranked]
             if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
-                candidates = [p for p in found.ranked if p.id not in {q.id for q in passages}]
+                read_whole = {p.id for p in passages}
+                candidates = [p for p in found.ranked if p.id not in read_whole]
             enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], candidates)
             step.outputs = enriched.record()
             if enriched.partition:

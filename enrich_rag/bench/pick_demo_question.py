@@ -1,5 +1,5 @@
-"""Pick the demo's enrichment question from an evaluation run: one the seed graph answered wrongly and
-the enriching loop answered right (`eval/story.py`), written with the run it came from.
+"""Pick the demo's enrichment question from an evaluation run: one the seed graph answered wrongly (or
+unsurely) and the enriching loop answered right (`eval/story.py`), written with the run it came from.
 
     python scripts/pick_demo_question.py results/hotpotqa_pool/<run>/predictions.jsonl  # -> data/demo_enrichment.json
 """
@@ -22,7 +22,7 @@ def main() -> None:
     args = parser.parse_args()
     story = pick(read_predictions(args.predictions))
     if story is None:
-        raise SystemExit(f"{args.predictions}: no question that enrichment turned from wrong to right")
+        raise SystemExit(f"{args.predictions}: no question that enrichment turned from wrong (or unsure) to right")
     args.out.write_text(
         json.dumps(story | {"source": str(args.predictions), "config": args.config}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -268,14 +268,15 @@ def demo(
 
 
 def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
-    """The story is told on the build its question was picked from (its config overlay), unless --config says otherwise."""
+    """The story is told on the build its question was picked from (its config overlay, beside params.yaml),
+    unless --config says otherwise."""
     import tempfile
 
-    from enrich_rag.eval.story import load_story, tell
+    from enrich_rag.eval.story import STORY_FILE, load_story, tell
 
     try:
-        story = load_story()
-        cfg = _config(params, config or (Path(story["config"]) if story.get("config") else None))
+        story = load_story(params.parent / STORY_FILE)
+        cfg = _config(params, config or (params.parent / story["config"] if story.get("config") else None))
         console.print(
             f"[bold]{story['question']}[/bold] (gold: {' / '.join(story['answers'])}); on a copy of the build, yours is untouched"
         )
@@ -283,6 +284,9 @@ def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
             told = tell(cfg, story, Path(tmp))
     except EnrichRagError as exc:
         _fail(exc)
+    if as_json:
+        _emit(told, True)
+        return
     table = Table(title=f"{told['question']}  (gold: {' / '.join(told['gold'])})")
     for column in ("", "answer", "sure", "perplexity", "evidence cited"):
         table.add_column(column, overflow="fold")
@@ -300,9 +304,6 @@ def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
         facts.add_column(column)
     for f in told["facts"]:
         facts.add_row(f["src_name"], f["relation"], f["dst_name"], f["chunk_id"], f["extractor"])
-    if as_json:
-        _emit(told, True)
-        return
     Console().print(table)
     Console().print(facts)
 

@@ -23,7 +23,7 @@ from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.workspace import writable_copy
 
-STORY_FILE = Path("data/demo_enrichment.json")
+STORY_FILE = Path("data/demo_enrichment.json")  # relative to the project (beside params.yaml)
 
 
 def load_story(path: Path = STORY_FILE) -> dict[str, Any]:
