@@ -53,8 +53,8 @@ def _free_port() -> int:
 class Client:
     """Posts with the server's write token; a 503 is waited out for its Retry-After and asked again."""
 
-    def __init__(self, base: str, token: str):
-        self.base, self.token = base, token
+    def __init__(self, base: str, token: str, allow_enrich: bool = True):
+        self.base, self.token, self.allow_enrich = base, token, allow_enrich
 
     def post(self, path: str, body: dict, timeout: float) -> tuple[int, float, str, dict]:
         headers = {"content-type": "application/json", "authorization": f"Bearer {self.token}"}
@@ -73,7 +73,7 @@ class Client:
     def ask(self, question: str, timeout: float, refusals: list[float]) -> tuple[int, float, str]:
         """Until answered (or failed otherwise); each 503's latency goes to `refusals`."""
         while True:
-            status, seconds, text, retry = self.post("/api/query", {"question": question, "allow_enrich": True}, timeout)
+            status, seconds, text, retry = self.post("/api/query", {"question": question, "allow_enrich": self.allow_enrich}, timeout)
             if status != 503:
                 return status, seconds, text
             refusals.append(seconds)
@@ -205,6 +205,9 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct", help="llm.model of the sandbox")
     parser.add_argument("--maxima", action="store_true", help="first time single questions at the page's maxima")
     parser.add_argument("--soak", type=int, default=0, help="then ask this many questions in turn, RSS every 50")
+    parser.add_argument(
+        "--no-enrich", action="store_true", help="questions may not enrich: the reader's queue alone, ~6 s a question instead of ~40"
+    )
     parser.add_argument("--out", default="bench_results/load_test.json")
     args = parser.parse_args()
     console = Console(stderr=True)
@@ -236,7 +239,7 @@ def main() -> None:
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"server did not start: {server.communicate()[1][-500:]}")
                 time.sleep(1)
-            client = Client(base, (Path(config.paths.root) / "serve_token").read_text().strip())
+            client = Client(base, (Path(config.paths.root) / "serve_token").read_text().strip(), not args.no_enrich)
             limit_s = config.serve.query_timeout_s
             client_timeout = limit_s + 30
             client.post("/api/query", {"question": questions[0], "allow_enrich": False}, 300)  # warm: models load
@@ -250,7 +253,8 @@ def main() -> None:
                 """Written after every run and soak step, so a run cut short keeps what it measured."""
                 Path(args.out).parent.mkdir(parents=True, exist_ok=True)
                 result = {"clients": args.clients, "questions": args.questions, "model": args.model,
-                          "query_timeout_s": config.serve.query_timeout_s, "baseline": baseline, "runs": runs,
+                          "allow_enrich": not args.no_enrich, "query_timeout_s": config.serve.query_timeout_s,
+                          "baseline": baseline, "runs": runs,
                           "soak": soak, "maxima": maxima, "big_body": probe}  # fmt: skip
                 with atomic_file(args.out) as tmp:
                     tmp.write_text(json.dumps(result, indent=2) + "\n")
@@ -297,7 +301,7 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=60)
     table = Table(
-        title=f"load test: clients x {args.questions} questions, enrichment allowed, half-size seed, "
+        title=f"load test: clients x {args.questions} questions, enrichment {'not ' * args.no_enrich}allowed, half-size seed, "
         f"reader {args.model}, limit {config.serve.query_timeout_s:g} s"
     )
     for column in (

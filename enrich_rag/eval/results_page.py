@@ -60,6 +60,20 @@ def _table(rows: dict[str, dict[str, Any]], columns: tuple[str, ...], first: str
     return lines
 
 
+def _soak(steps: list[dict[str, Any]]) -> list[str]:
+    """The soak's RSS every 50 questions, then its peak: whether the server's memory stays flat."""
+    points = [s for s in steps if "questions" in s]
+    if not points:
+        return []
+    peak = next((s["peak_rss_mb"] for s in steps if "peak_rss_mb" in s), None)
+    return [
+        f"Soak: {points[-1]['questions']} questions in turn, server RSS (MB) every 50" + (f", peak {peak}" if peak else "") + ":",
+        "",
+        *_table({str(s["questions"]): s for s in points}, ("rss_mb",), "questions"),
+        "",
+    ]
+
+
 def run_section(path: Path, root: Path) -> list[str]:
     metrics = json.loads(path.read_text(encoding="utf-8"))
     title = f"{metrics.get('dataset', path.parent.parent.name)}: run {metrics.get('run_id', path.parent.name)}"
@@ -159,12 +173,13 @@ def bench_section(path: Path, root: Path) -> list[str]:
         rows |= {f"{r['clients']} clients, run {r['run']}": r for r in data["runs"]}
         return [
             f"### Web server under load (reader {data.get('model')}, limit {data.get('query_timeout_s')} s, "
-            f"{data.get('questions')} questions per client, enrichment allowed)",
+            f"{data.get('questions')} questions per client, enrichment {'' if data.get('allow_enrich', True) else 'not '}allowed)",
             "",
             f"From {where}. A refused question (503) is asked again after its `Retry-After`.",
             "",
             *_table(rows, LOAD_COLUMNS, "run"),
             "",
+            *_soak(data.get("soak") or []),
         ]
     if path.name.startswith("newcomer") and "steps" in data:
         folder = data["folder"]
