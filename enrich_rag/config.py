@@ -104,6 +104,10 @@ class AgentConfig:
     # deep facts would restate its context); or as many drawn at random from the question's own top
     # corpus hits (random: the control).
     enrich_targets: str = choice("ranked", "beyond_context", "random")
+    # What a retried round reads: what the round before read plus the passages the enrichment brought into
+    # PageRank's top (surfaced: on 2Wiki dev a missing gold passage entered the top 5 for 38 of 50 questions
+    # while a fresh selection read it for 4), or a context chosen anew (fresh: the ablation).
+    retry_context: str = choice("surfaced", "fresh")
     allow_enrich: bool = True
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
     enrich_on_gaps: bool = False

@@ -51,6 +51,7 @@ from enrich_rag.storage.passages import Passage
 MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
+SURFACED_TOP = 5  # PageRank passages a retried round compares with the round before's (retry_context: surfaced)
 
 
 class QueryError(EnrichRagError):
@@ -181,14 +182,15 @@ class Agent:
         trace = Trace(question, should_stop=should_stop)
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
-        best = SearchRound()
+        best = before = SearchRound()
         for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(question, analysis, round_, trace)
+            found = self._search_round(question, analysis, round_, trace, before)
             decision = self._decide(found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(question, found, trace).grew:
                 break
+            before = found
         sure = best.perplexity < self.ppl_threshold
         text = best.best.answer if best.best else ""
         if best.best and (comparison := parse_comparison(question)):
@@ -230,9 +232,10 @@ class Agent:
             limit=max(self.evidence.candidates, self.evidence.k),
         )
 
-    def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace) -> SearchRound:
+    def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace, before: SearchRound) -> SearchRound:
         """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
-        iteration, and CheckSufficiency, until more context stops helping."""
+        iteration, and CheckSufficiency, until more context stops helping. A round after an enrichment
+        (`before`: the round it retries) first reads what the enrichment surfaced, when it surfaced any."""
         found = SearchRound()
         history: list[Sufficiency] = []
         sub = Subgraph()
@@ -242,13 +245,19 @@ class Agent:
             with trace.step("GraphRank", query=question, round=round_) as step:
                 ranking = self.rank(question, analysis)
                 step.outputs = ranking.record()
+        surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
         for iteration in range(self.config.max_iterations):
             budget = self.evidence.k + iteration
             with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
-                if selected is None and self.evidence.selection != "pagerank":
-                    selected = self.select_passages(analysis, ranking.passages if ranking else ())
-                wider = self._context(question, analysis, ranking, budget, sub, selected[0] if selected else [])
-                step.outputs = _context_record(wider, selected[1] if selected and iteration == 0 else None)
+                if surfaced:  # what was read, then one surfaced passage more each iteration
+                    read = [e for e in before.evidence if isinstance(e, Passage)]
+                    wider = drawn_passages([*read, *surfaced[: iteration + 1]], ranking, self.resources.store)
+                    step.outputs = _context_record(wider, None) | {"surfaced": [p.id for p in surfaced]}
+                else:
+                    if selected is None and self.evidence.selection != "pagerank":
+                        selected = self.select_passages(analysis, ranking.passages if ranking else ())
+                    wider = self._context(question, analysis, ranking, budget, sub, selected[0] if selected else [])
+                    step.outputs = _context_record(wider, selected[1] if selected and iteration == 0 else None)
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
@@ -262,6 +271,15 @@ class Agent:
             if stop:
                 break
         return found
+
+    @staticmethod
+    def _surfaced(before: SearchRound, ranking: GraphRanking | None) -> list[Passage]:
+        """PageRank's top passages that were neither in its top nor read in the round before: where the
+        new facts pointed. A fresh selection rarely picks them (it scores the corpus as before)."""
+        if before.best is None or ranking is None:
+            return []
+        seen = {p.id for p in before.ranked[:SURFACED_TOP]} | {e.id for e in before.evidence if isinstance(e, Passage)}
+        return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in seen]
 
     def _context(
         self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int, previous: Subgraph, selected: list[Passage]

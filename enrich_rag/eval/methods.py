@@ -72,6 +72,7 @@ ENTITY_FIRST = {"selection": "entity_first"}
 AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_random": {"enrich_targets": "random"},
     "enrichrag_beyond": {"enrich_targets": "beyond_context"},
+    "enrichrag_fresh": {"retry_context": "fresh"},
 }
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "graph_only": (False, {"selection": "pagerank"}),  # PageRank passages alone, growing as the tree does; no enrichment
@@ -79,6 +80,7 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "enrichrag": (True, {}),
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
+    "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced
     "pcst_no_facts": (False, {"fact_lines": False}),  # the tree's passages without its fact lines
     "entity_first": (False, ENTITY_FIRST),  # SEAL-RAG's fixed k passages instead of the tree: the ablation
     "ef_no_graph": (False, ENTITY_FIRST | {"graph": False}),  # entity-first without any graph input: the graph's share

@@ -149,6 +149,49 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     assert enriched["new_chunks"][0] == enriched["unread_candidates"][0]
 
 
+def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_before():
+    from enrich_rag.agent.loop import SearchRound
+    from enrich_rag.evidence.graph_rank import GraphRanking
+
+    p = {i: Passage(f"d{i}::c0", f"d{i}", f"Title {i}", f"text {i}") for i in range(9)}
+    before = SearchRound(Sufficiency("Paris", 9.0, (p[0], p[7])), ranked=(p[0], p[1], p[2], p[3], p[4], p[5]))
+    after = GraphRanking([p[6], p[1], p[7], p[5], p[0], p[8]])  # 6 and 5 rose into the top 5; 7 was read; 8 is sixth
+    assert Agent._surfaced(before, after) == [p[6], p[5]]
+    assert Agent._surfaced(SearchRound(), after) == []  # a first round has nothing before it
+    assert Agent._surfaced(before, None) == []
+
+
+@pytest.mark.parametrize("retry_context", ["surfaced", "fresh"])
+def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surfaced(
+    world, tmp_path, spacy_extractor, monkeypatch, retry_context
+):
+    """Which passage surfaces is arranged here (the last passage of the retry's PageRank list, as if the new
+    facts had lifted it); the enrichment, the ranking and the prompts are the real loop's."""
+    agent, _ = _agent(
+        world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Rome", 12.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=2
+    )
+    agent.config = dataclasses.replace(agent.config, retry_context=retry_context)
+    lifted = []
+
+    def surfaced(before, ranking):
+        if before.best is None or ranking is None:
+            return []
+        read = {e.id for e in before.evidence}
+        lifted[:] = [p for p in ranking.passages if p.id not in read][-1:]
+        return lifted
+
+    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+    answer = agent.answer(QUESTION)
+    *_, best_before, retried = _outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
+    assert "EnrichGraph" in answer.trace.tools()
+    if retry_context == "fresh":
+        assert "surfaced" not in retried
+        return
+    assert lifted and retried["surfaced"] == [lifted[0].id]
+    assert retried["chunk_ids"] == [*best_before["chunk_ids"], lifted[0].id]  # the prompt extends what was read
+    assert answer.answer == "London" and lifted[0].id in [c.chunk_id for c in answer.citations]
+
+
 def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 2.0), ("Paris", 9.0)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
