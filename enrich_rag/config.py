@@ -105,8 +105,8 @@ class AgentConfig:
     # corpus hits (random: the control).
     enrich_targets: str = choice("ranked", "beyond_context", "random")
     # What a retried round reads: what the round before read plus the passages the enrichment brought into
-    # PageRank's top (surfaced: on 2Wiki dev a missing gold passage entered the top 5 for 38 of 50 questions
-    # while a fresh selection read it for 4), or a context chosen anew (fresh: the ablation).
+    # PageRank's top 5 (surfaced: a fresh selection scores the corpus as before and rarely reads them), or a
+    # context chosen anew (fresh: the ablation).
     retry_context: str = choice("surfaced", "fresh")
     allow_enrich: bool = True
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
