@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from enrich_rag.llm.base import LLM
-from enrich_rag.llm.prompts import answer_prompt
+from enrich_rag.llm.reader import copies_a_shot, read
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 
@@ -52,9 +52,10 @@ class Sufficiency:
 
 def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
     lines = [reading_line(e) for e in evidence]
-    generation = llm.generate(answer_prompt(question, lines), max_new_tokens=max_new_tokens)
-    # A copied line reads with low perplexity and answers nothing (a small model's failure): no confidence.
-    perplexity = math.inf if copies_a_line(generation.text, lines) else generation.perplexity
+    generation = read(llm, question, lines, max_new_tokens)
+    # A copied line or worked example reads with low perplexity and answers nothing (a small model's failure): no confidence.
+    copied = copies_a_line(generation.text, lines) or copies_a_shot(generation.text, lines)
+    perplexity = math.inf if copied else generation.perplexity
     return Sufficiency(generation.text, perplexity, tuple(evidence))
 
 

@@ -20,7 +20,7 @@ from enrich_rag.eval.datasets import QAItem
 from enrich_rag.index.embeddings import search
 from enrich_rag.llm.base import LLM, Generation
 from enrich_rag.llm.comparison import compare, parse_comparison
-from enrich_rag.llm.prompts import answer_prompt
+from enrich_rag.llm.reader import read
 
 RETRIEVED = 10  # passages kept per question for recall@k / precision@k up to k = 10
 
@@ -100,7 +100,7 @@ def _dedupe(ids: list[str]) -> list[str]:
 def read_answer(llm: LLM, question: str, passages: list[str], max_new_tokens: int) -> str:
     """The baselines' reader: the answer prompt over these passages (none: the model alone), date
     comparisons read a side at a time as the agent reads them (llm/comparison.py)."""
-    answer = llm.generate(answer_prompt(question, passages), max_new_tokens=max_new_tokens).text.strip()
+    answer = read(llm, question, passages, max_new_tokens).text.strip()
     comparison = parse_comparison(question) if passages else None
     return (compare(llm, comparison, passages, max_new_tokens).answer or answer) if comparison else answer
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from enrich_rag.llm.base import LLM
-from enrich_rag.llm.prompts import answer_prompt
+from enrich_rag.llm.reader import read
 
 EARLIER = {"first", "earlier", "earliest", "older", "oldest", "sooner"}
 LATER = {"later", "latest", "last", "younger", "youngest", "recently"}
@@ -90,8 +90,7 @@ class Compared:
 def compare(llm: LLM, comparison: Comparison, lines: list[str], max_new_tokens: int) -> Compared:
     """Read each side's year over the same context (the prompt prefix is shared, so cached) and pick."""
     replies = {
-        comparison.ask(side): llm.generate(answer_prompt(comparison.ask(side), lines), max_new_tokens=max_new_tokens).text.strip()
-        for side in (comparison.a, comparison.b)
+        comparison.ask(side): read(llm, comparison.ask(side), lines, max_new_tokens).text.strip() for side in (comparison.a, comparison.b)
     }
     year_a, year_b = (first_year(reply) for reply in replies.values())
     if year_a is None or year_b is None or year_a == year_b:

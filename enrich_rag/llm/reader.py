@@ -1,0 +1,36 @@
+"""The reader's answer over evidence lines, guarded against repeating a worked example.
+
+A 1.5B reader that cannot find the answer in its facts sometimes replies with the last worked example's
+answer ("Tasmania", the invented Velmar Trophy's region): 4 of the 100 final answers of the 2Wiki dev
+run `tree-prizes-58fe7a4`, and inside enrichment's retried rounds with the gold passage read. Such a
+reply is asked again without the examples: a full prompt evaluation, but only for those replies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from enrich_rag.llm.base import LLM, Generation
+from enrich_rag.llm.prompts import ANSWER_SHOTS, answer_prompt
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+SHOT_ANSWERS = frozenset(_words(reply) for _, reply in ANSWER_SHOTS)
+
+
+def copies_a_shot(answer: str, lines: list[str]) -> bool:
+    """The reply is a worked example's answer that none of its own facts contains."""
+    text = _words(answer)
+    return text in SHOT_ANSWERS and not any(text in _words(line) for line in lines)
+
+
+def read(llm: LLM, question: str, lines: list[str], max_new_tokens: int) -> Generation:
+    """The answer prompt's generation; a copied worked example is asked again without the examples."""
+    prompt = answer_prompt(question, lines)
+    generation = llm.generate(prompt, max_new_tokens=max_new_tokens)
+    if copies_a_shot(generation.text, lines):
+        generation = llm.generate(dataclasses.replace(prompt, shots=()), max_new_tokens=max_new_tokens)
+    return generation
