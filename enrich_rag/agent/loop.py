@@ -246,12 +246,12 @@ class Agent:
                 ranking = self.rank(question, analysis)
                 step.outputs = ranking.record()
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
+        read_before = [e for e in before.evidence if isinstance(e, Passage)]
         for iteration in range(self.config.max_iterations):
             budget = self.evidence.k + iteration
             with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
                 if surfaced:  # what was read, then one surfaced passage more each iteration
-                    read = [e for e in before.evidence if isinstance(e, Passage)]
-                    wider = drawn_passages([*read, *surfaced[: iteration + 1]], ranking, self.resources.store)
+                    wider = drawn_passages([*read_before, *surfaced[: iteration + 1]], ranking, self.resources.store)
                     step.outputs = _context_record(wider, None) | {"surfaced": [p.id for p in surfaced]}
                 else:
                     if selected is None and self.evidence.selection != "pagerank":

@@ -1,9 +1,9 @@
 """The reader's answer over evidence lines, guarded against repeating a worked example.
 
 A 1.5B reader that cannot find the answer in its facts sometimes replies with the last worked example's
-answer ("Tasmania", the invented Velmar Trophy's region): 4 of the 100 final answers of the 2Wiki dev
-run `tree-prizes-58fe7a4`, and inside enrichment's retried rounds with the gold passage read. Such a
-reply is asked again without the examples: a full prompt evaluation, but only for those replies.
+answer ("Tasmania", the invented Velmar Trophy's region; seen among the 2Wiki dev runs' answers and in
+enrichment's retried rounds with the gold passage read). Such a reply is asked again without the
+examples: a full prompt evaluation, but only for those replies.
 """
 
 from __future__ import annotations
