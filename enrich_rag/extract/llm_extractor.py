@@ -21,26 +21,30 @@ from enrich_rag.storage.schema import Edge
 from enrich_rag.text import mentions, split_sentences
 
 DEEP_CONFIDENCE = 0.9
-MAX_FACTS = 8
+MAX_FACTS = 6
 MAX_NAME_CHARS = 80
-# A fact is a [subject, relation, object] triple, not an object with named keys: the keys cost a small
-# model about a third of its reply's tokens, and decoding them is most of deep extraction's time.
-FACT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "facts": {
-            "type": "array",
-            "maxItems": MAX_FACTS,
-            "items": {"type": "array", "items": {"type": "string", "maxLength": MAX_NAME_CHARS}, "minItems": 3, "maxItems": 3},
-        }
-    },
-    "required": ["facts"],
-    "additionalProperties": False,
-}
+MAX_RELATION_CHARS = 32
+
+
+def fact_schema(max_facts: int = MAX_FACTS) -> dict[str, Any]:
+    """A fact is a [subject, relation, object] triple, not an object with named keys: the keys cost a
+    small model about a third of its reply's tokens, and decoding is most of deep extraction's time,
+    which is also why the facts per chunk and a relation's length are capped (the rules ask for "a few
+    words"; longer relations were clauses copied from the passage)."""
+    name = {"type": "string", "maxLength": MAX_NAME_CHARS}
+    triple = {"type": "array", "prefixItems": [name, {"type": "string", "maxLength": MAX_RELATION_CHARS}, name], "minItems": 3, "maxItems": 3}
+    return {
+        "type": "object",
+        "properties": {"facts": {"type": "array", "maxItems": max_facts, "items": triple}},
+        "required": ["facts"],
+        "additionalProperties": False,
+    }
+
+
 FIELDS = ("subject", "relation", "object")
 
 
-def parse_facts(text: str) -> list[dict[str, str]]:
+def parse_facts(text: str, max_facts: int = MAX_FACTS) -> list[dict[str, str]]:
     """The facts of one reply; anything that is not the schema's shape is dropped."""
     start = text.find("{")
     try:
@@ -52,7 +56,7 @@ def parse_facts(text: str) -> list[dict[str, str]]:
     for f in facts if isinstance(facts, list) else []:
         if isinstance(f, list) and len(f) == len(FIELDS) and all(isinstance(v, str) and v.strip() for v in f):
             out.append({k: " ".join(v.split())[:MAX_NAME_CHARS] for k, v in zip(FIELDS, f)})
-    return out[:MAX_FACTS]
+    return out[:max_facts]
 
 
 def evidence_sentence(text: str, subject: str, obj: str) -> str | None:
@@ -71,14 +75,15 @@ class LLMExtractor:
 
     name = "llm"
 
-    def __init__(self, llm, prompt: Callable[[str, str], Any], max_new_tokens: int = 256):
+    def __init__(self, llm, prompt: Callable[[str, str], Any], max_facts: int = MAX_FACTS, max_new_tokens: int = 256):
         self.llm, self.prompt, self.max_new_tokens = llm, prompt, max_new_tokens
+        self.max_facts, self.schema = max_facts, fact_schema(max_facts)
         self.replies = self.unparsed = 0  # how often a reply gave no usable JSON (schema-bound: never)
 
     def _reply(self, chunk: Passage) -> str:
         prompt = self.prompt(chunk.title, chunk.text)
         if hasattr(self.llm, "generate_json"):
-            return self.llm.generate_json(prompt, FACT_SCHEMA, self.max_new_tokens)
+            return self.llm.generate_json(prompt, self.schema, self.max_new_tokens)
         return self.llm.generate(prompt, max_new_tokens=self.max_new_tokens, stop=("\n\n",)).text
 
     def extract(self, chunks: list[Passage]) -> Extraction:
@@ -86,7 +91,7 @@ class LLMExtractor:
         for chunk in chunks:
             reply = self._reply(chunk)
             self.replies += 1
-            facts = parse_facts(reply)
+            facts = parse_facts(reply, self.max_facts)
             if not facts and '"facts"' not in reply:
                 self.unparsed += 1
             text = f"{chunk.title}. {chunk.text}" if chunk.title else chunk.text

@@ -7,7 +7,7 @@ import pytest
 
 from enrich_rag.config import LLMConfig
 from enrich_rag.extract.assemble import graph_tables
-from enrich_rag.extract.llm_extractor import LLMExtractor, evidence_sentence, parse_facts
+from enrich_rag.extract.llm_extractor import MAX_RELATION_CHARS, LLMExtractor, evidence_sentence, fact_schema, parse_facts
 from enrich_rag.llm.prompts import fact_prompt
 from enrich_rag.storage.passages import Passage
 from tests.scripted_llm import ScriptedLLM
@@ -63,3 +63,11 @@ def test_llama_cpp_replies_always_parse_under_the_schema():
     for edge in extraction.edges:  # whatever the small model proposes, what is kept is written in its chunk
         assert edge.extractor == "llm" and edge.evidence in text[edge.chunk_id]
         assert edge.object.casefold() in text[edge.chunk_id].casefold()
+        assert len(edge.relation) <= MAX_RELATION_CHARS  # the grammar ends a relation that runs on
+
+
+def test_facts_per_chunk_are_capped_in_the_schema_and_when_parsing():
+    """The cap bounds decoding time on llama.cpp (the grammar) and what any other backend's reply gives."""
+    assert fact_schema(2)["properties"]["facts"]["maxItems"] == 2
+    reply = '{"facts": [["A", "r", "B"], ["A", "r", "C"], ["A", "r", "D"]]}'
+    assert [f["object"] for f in parse_facts(reply, max_facts=2)] == ["B", "C"]
