@@ -21,6 +21,8 @@ from enrich_rag.storage.atomic import atomic_file
 
 # Settings that change how fast a stage runs, never what it writes.
 _SPEED_ONLY = {"batch_size"}
+# EnrichGraph's extractor, at question time: the seed never reads them.
+_DEEP_ONLY = {"deep", "deep_max_facts"}
 STAGES = ("prepare", "chunks", "corpus_index", "seed_graph", "graph_index")
 # The DVC stage (and `scripts/` wrapper) that builds each one.
 STAGE_NAMES = {
@@ -50,8 +52,8 @@ def content_digest(path: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def _section(obj: Any) -> dict[str, Any]:
-    return {k: v for k, v in dataclasses.asdict(obj).items() if k not in _SPEED_ONLY}
+def _section(obj: Any, ignore: set[str] = _SPEED_ONLY) -> dict[str, Any]:
+    return {k: v for k, v in dataclasses.asdict(obj).items() if k not in ignore}
 
 
 def stage_settings(config: Config, stage: str) -> dict[str, Any]:
@@ -74,7 +76,7 @@ def stage_settings(config: Config, stage: str) -> dict[str, Any]:
     if stage == "corpus_index" or stage == "graph_index":
         return {"embeddings": _section(config.embeddings)}
     if stage == "seed_graph":
-        return {"extraction": _section(config.extraction)}
+        return {"extraction": _section(config.extraction, _SPEED_ONLY | _DEEP_ONLY)}
     raise ValueError(f"unknown stage {stage!r}")
 
 

@@ -97,3 +97,17 @@ def test_dvc_run_folders_are_the_ones_run_evaluation_names():
     for key, item in stages["evaluate"]["foreach"].items():
         _, ev = runner.load_eval(PROJECT_ROOT / "params.yaml", PROJECT_ROOT / f"configs/{key}.yaml")
         assert item["run"] == ev.run_id, f"dvc.yaml evaluate@{key} names {item['run']}, the run writes {ev.run_id}"
+
+
+def test_the_deep_extractors_settings_do_not_key_the_seed_build():
+    """They shape EnrichGraph's facts at question time, not the seed: changing them never rebuilds it."""
+    from dataclasses import replace
+
+    from enrich_rag.config import load_config
+    from enrich_rag.stages.build_keys import stage_settings
+
+    config = load_config(PROJECT_ROOT / "params.yaml")
+    deeper = replace(config, extraction=replace(config.extraction, deep="spacy", deep_max_facts=3, batch_size=7))
+    assert stage_settings(deeper, "seed_graph") == stage_settings(config, "seed_graph")
+    wider = replace(config, extraction=replace(config.extraction, seed_share=0.5))
+    assert stage_settings(wider, "seed_graph") != stage_settings(config, "seed_graph")
