@@ -8,6 +8,7 @@ is one line in `AGENT_METHODS`.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -148,12 +149,29 @@ def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Predicti
             "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
             "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
             "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0,
+            "reads": _reads(trace),
         } | _graph_record(trace)
         return Prediction(
             answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
         )
 
     return run
+
+
+def _reads(trace) -> list[dict[str, Any]]:
+    """Every hypothetical answer the loop read, with its round and perplexity: what a rule other than
+    "keep the lowest perplexity" would have answered can be counted from the predictions alone."""
+    reads, round_ = [], 0
+    for step in trace.steps:
+        round_ += step.tool == "EnrichGraph"
+        if step.tool == "CheckSufficiency":
+            perplexity = step.outputs.get("perplexity")
+            reads.append({"round": round_, "answer": step.outputs.get("answer", "")} | {"perplexity": _finite(perplexity)})
+    return reads
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _graph_record(trace) -> dict[str, Any]:

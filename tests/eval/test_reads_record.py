@@ -1,0 +1,24 @@
+"""The prediction row keeps every hypothetical answer the loop read, so keep rules can be compared offline."""
+
+import json
+import math
+
+from enrich_rag.agent.trace import Step, Trace
+from enrich_rag.eval.methods import _reads
+
+
+def test_each_read_is_recorded_with_its_round_and_a_json_safe_perplexity():
+    trace = Trace("Where was the director of Inception born?")
+    trace.steps = [
+        Step("CheckSufficiency", {}, {"answer": "Paris", "perplexity": 2.5}),
+        Step("CheckSufficiency", {}, {"answer": "Tasmania", "perplexity": math.inf}),  # a copied worked example
+        Step("EnrichGraph", {}, {"partition": "enrich-1"}),
+        Step("CheckSufficiency", {}, {"answer": "London", "perplexity": 1.8}),
+    ]
+    reads = _reads(trace)
+    assert reads == [
+        {"round": 0, "answer": "Paris", "perplexity": 2.5},
+        {"round": 0, "answer": "Tasmania", "perplexity": None},
+        {"round": 1, "answer": "London", "perplexity": 1.8},
+    ]
+    assert json.loads(json.dumps(reads, allow_nan=False)) == reads  # strict JSON: no Infinity
