@@ -168,6 +168,21 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, ("judged_yes", "tpr", "fpr", "precision"), "judge"),
             "",
         ]
+    if path.name.startswith("perplexity_signal"):
+        rows = {}
+        for run, methods in data.items():
+            for method, r in methods.items():
+                for kind, cell in [("all", r), *r.get("by_type", {}).items()]:
+                    auroc = with_ci(cell["auroc"], cell["auroc_ci"]) if cell["auroc"] is not None else "-"
+                    rows[f"{run} {method} {kind}"] = {"questions": cell["questions"], "em": cell["em"], "auroc": auroc}
+        return [
+            "### Perplexity as a sign of a right answer",
+            "",
+            f"From {where}. AUROC: the chance a right answer reads with a lower perplexity than a wrong one (0.5: no sign).",
+            "",
+            *_table(rows, ("questions", "em", "auroc"), "run, method, question type"),
+            "",
+        ]
     if path.name.startswith("load_test") and "baseline" in data:
         rows = {"one client in turn": data["baseline"]} if data["baseline"] else {}
         rows |= {f"{r['clients']} clients, run {r['run']}": r for r in data["runs"]}
@@ -278,6 +293,7 @@ def render(root: Path) -> str:
         "compaction",
         "store_sharing",
         "reader_comparisons",
+        "perplexity_signal",
     )
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)

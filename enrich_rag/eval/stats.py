@@ -34,7 +34,8 @@ class Interval:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def _resample(n: int, resamples: int, seed: int) -> np.ndarray:
+def resample(n: int, resamples: int, seed: int) -> np.ndarray:
+    """Bootstrap draws: row i holds the indices of resample i."""
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
@@ -49,7 +50,7 @@ def bootstrap(values: Sequence[float], resamples: int = 2000, seed: int = 0) -> 
     x = np.asarray(values, dtype=float)
     if len(x) == 0:
         raise ValueError("no values to bootstrap")
-    return _interval(x.mean(), x[_resample(len(x), resamples, seed)].mean(axis=1))
+    return _interval(x.mean(), x[resample(len(x), resamples, seed)].mean(axis=1))
 
 
 def paired_difference(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, resamples: int = 2000, seed: int = 0) -> Interval:
@@ -58,7 +59,7 @@ def paired_difference(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.n
     if len(x) != len(y) or len(x) == 0:
         raise ValueError(f"paired values need the same questions, got {len(x)} and {len(y)}")
     d = x - y
-    return _interval(d.mean(), d[_resample(len(d), resamples, seed)].mean(axis=1))
+    return _interval(d.mean(), d[resample(len(d), resamples, seed)].mean(axis=1))
 
 
 def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> float:

@@ -32,7 +32,8 @@ def fact_schema(max_facts: int = MAX_FACTS) -> dict[str, Any]:
     which is also why the facts per chunk and a relation's length are capped (the rules ask for "a few
     words"; longer relations were clauses copied from the passage)."""
     name = {"type": "string", "maxLength": MAX_NAME_CHARS}
-    triple = {"type": "array", "prefixItems": [name, {"type": "string", "maxLength": MAX_RELATION_CHARS}, name], "minItems": 3, "maxItems": 3}
+    relation = {"type": "string", "maxLength": MAX_RELATION_CHARS}
+    triple = {"type": "array", "prefixItems": [name, relation, name], "minItems": 3, "maxItems": 3}
     return {
         "type": "object",
         "properties": {"facts": {"type": "array", "maxItems": max_facts, "items": triple}},
