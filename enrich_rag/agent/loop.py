@@ -183,8 +183,9 @@ class Agent:
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
         best = before = SearchRound()
+        done: dict[tuple[str, ...], Sufficiency] = {}  # every context read so far, by its lines
         for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(question, analysis, round_, trace, before)
+            found = self._search_round(question, analysis, round_, trace, before, done)
             decision = self._decide(found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
@@ -232,10 +233,14 @@ class Agent:
             limit=max(self.evidence.candidates, self.evidence.k),
         )
 
-    def _search_round(self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace, before: SearchRound) -> SearchRound:
+    def _search_round(
+        self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace, before: SearchRound, done: dict[tuple[str, ...], Sufficiency]
+    ) -> SearchRound:
         """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
         iteration, and CheckSufficiency, until more context stops helping. A round after an enrichment
-        (`before`: the round it retries) first reads what the enrichment surfaced, when it surfaced any."""
+        (`before`: the round it retries) first reads what the enrichment surfaced, when it surfaced any.
+        A context read before (`done`: a retried round whose tree the new facts did not change) is not
+        read again: greedy decoding of the same prompt gives the same answer, at a reader call's cost."""
         found = SearchRound()
         history: list[Sufficiency] = []
         sub = Subgraph()
@@ -262,10 +267,13 @@ class Agent:
                 break  # the tree has nothing more to give
             sub = wider
             with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
-                result = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+                lines = tuple(reading_line(e) for e in sub.evidence)
+                reused = lines in done
+                result = done[lines] if reused else check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+                done[lines] = result
                 history.append(result)
                 stop = self._stop_reason(result, history)
-                step.outputs = result.record() | ({"reason": stop} if stop else {})
+                step.outputs = result.record() | ({"reason": stop} if stop else {}) | ({"reused": True} if reused else {})
             if found.best is None or result.perplexity < found.best.perplexity:
                 found = SearchRound(result, sub, tuple(ranking.passages) if ranking else ())
             if stop:

@@ -166,7 +166,8 @@ def _reads(trace) -> list[dict[str, Any]]:
         round_ += step.tool == "EnrichGraph"
         if step.tool == "CheckSufficiency":
             perplexity = step.outputs.get("perplexity")
-            reads.append({"round": round_, "answer": step.outputs.get("answer", "")} | {"perplexity": _finite(perplexity)})
+            reused = {"reused": True} if step.outputs.get("reused") else {}  # the same context, read in an earlier round
+            reads.append({"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": _finite(perplexity)} | reused)
     return reads
 
 

@@ -78,6 +78,21 @@ def _outputs(answer, tool):
     return [s.outputs for s in answer.trace.steps if s.tool == tool]
 
 
+def _surface_one(monkeypatch):
+    """Arrange that the enrichment surfaced a passage (the last one of the retry's PageRank list that the
+    round before did not read), so the retried round reads a new context. In this five-page world the new
+    facts move no passage by themselves, and a context read before is not read again (the same prompt
+    gives the same answer), so a scripted reader could not answer the retry differently."""
+
+    def surfaced(before, ranking):
+        if before.best is None or ranking is None:
+            return []
+        read = {e.id for e in before.evidence}
+        return [p for p in ranking.passages if p.id not in read][-1:]
+
+    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+
+
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
     answer = agent.answer(QUESTION)
@@ -123,7 +138,8 @@ def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_ext
     assert math.isclose(answer.perplexity, {"Paris": 8.0, "London": 3.0, "Rome": 6.0}[answer.answer], rel_tol=1e-6)
 
 
-def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, spacy_extractor):
+def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, spacy_extractor, monkeypatch):
+    _surface_one(monkeypatch)
     agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
     assert answer.trace.tools() == [
@@ -147,6 +163,16 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     # The gap the graph could see came first: the top passage the seed never read (the Nolan page).
     assert [c for c in enriched["unread_candidates"] if c.startswith("nolan::")]
     assert enriched["new_chunks"][0] == enriched["unread_candidates"][0]
+
+
+def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader_again(world, tmp_path, spacy_extractor):
+    """Nothing surfaced and the tree unchanged: the retry's context is round 0's, whose answer it reuses."""
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
+    answer = agent.answer(QUESTION)
+    first, retried = _outputs(answer, "CheckSufficiency")
+    assert answer.trace.partitions_written and "reused" not in first and retried["reused"]
+    assert retried["answer"] == first["answer"] == "Paris" and not answer.sufficient
+    assert sum("Question:" in p and "Facts:" in p for p in resources.llm.prompts) == 1  # one reading, not two
 
 
 def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_before():
@@ -192,7 +218,8 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
     assert answer.answer == "London" and lifted[0].id in [c.chunk_id for c in answer.citations]
 
 
-def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tmp_path, spacy_extractor):
+def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tmp_path, spacy_extractor, monkeypatch):
+    _surface_one(monkeypatch)
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 2.0), ("Paris", 9.0)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
     assert [o["answer"] for o in _outputs(answer, "CheckSufficiency")] == ["London", "Paris"]
@@ -241,9 +268,10 @@ def test_converged_and_decide():
     assert analyze_decide(1.4, 1.5) == ANSWER and analyze_decide(1.5, 1.5) != ANSWER
 
 
-def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, spacy_extractor):
+def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, spacy_extractor, monkeypatch):
     """The seed never read the Christopher Nolan page; with enrich_on_gaps a sure answer whose PageRank
     top passages hold that unread chunk enriches once, and the round's better answer is kept."""
+    _surface_one(monkeypatch)
     plain, _ = _agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
     assert "EnrichGraph" not in plain.answer(QUESTION).trace.tools()
     agent, resources = _agent(
@@ -353,7 +381,7 @@ def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(
     assert beyond and not beyond & read_whole
 
 
-def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(world, tmp_path):
+def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(world, tmp_path, monkeypatch):
     """`enrich-rag demo --enrichment`: the seed answer, the enriched answer, and the facts the deep
     extractor wrote with their chunk, on a private copy (the given build gains no partition). Reader
     and deep extractor scripted as above; graph, index and DVC are real."""
@@ -361,6 +389,7 @@ def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(wor
     from enrich_rag.extract.llm_extractor import LLMExtractor
     from enrich_rag.llm.prompts import fact_prompt
 
+    _surface_one(monkeypatch)
     config = dataclasses.replace(world, extraction=dataclasses.replace(world.extraction, deep="llm"))
     config = dataclasses.replace(config, agent=dataclasses.replace(config.agent, max_enrich_rounds=1, max_iterations=1))
     deep = LLMExtractor(ScriptedLLM([('{"facts": [["Christopher Nolan", "directed", "Inception"]]}', 1.0)]), fact_prompt)

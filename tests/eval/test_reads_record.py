@@ -14,11 +14,13 @@ def test_each_read_is_recorded_with_its_round_and_a_json_safe_perplexity():
         Step("CheckSufficiency", {}, {"answer": "Tasmania", "perplexity": math.inf}),  # a copied worked example
         Step("EnrichGraph", {}, {"partition": "enrich-1"}),
         Step("CheckSufficiency", {}, {"answer": "London", "perplexity": 1.8}),
+        Step("CheckSufficiency", {}, {"answer": "Paris", "perplexity": 2.5, "reused": True}),
     ]
     reads = _reads(trace)
     assert reads == [
         {"round": 0, "answer": "Paris", "perplexity": 2.5},
         {"round": 0, "answer": "Tasmania", "perplexity": None},
         {"round": 1, "answer": "London", "perplexity": 1.8},
+        {"round": 1, "answer": "Paris", "perplexity": 2.5, "reused": True},
     ]
     assert json.loads(json.dumps(reads, allow_nan=False)) == reads  # strict JSON: no Infinity
