@@ -234,7 +234,13 @@ class Agent:
         )
 
     def _search_round(
-        self, question: str, analysis: QueryAnalysis, round_: int, trace: Trace, before: SearchRound, done: dict[tuple[str, ...], Sufficiency]
+        self,
+        question: str,
+        analysis: QueryAnalysis,
+        round_: int,
+        trace: Trace,
+        before: SearchRound,
+        done: dict[tuple[str, ...], Sufficiency],
     ) -> SearchRound:
         """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
         iteration, and CheckSufficiency, until more context stops helping. A round after an enrichment
