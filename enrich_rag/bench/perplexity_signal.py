@@ -60,8 +60,16 @@ def keep_rules(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not enriched:
         return None
     loop, first, retried = [], [], []
+    repeated, repeated_seconds = 0, 0.0
     for row in enriched:
         reads = row["trace"]["reads"]
+        # A retried read with round 0's answer and perplexity read round 0's context again: since the loop
+        # reuses such a read, this is what a run before that change spent on them.
+        seen = {(x["answer"], x["perplexity"]) for x in reads if x["round"] == 0}
+        seconds = row["trace"].get("iteration_seconds") or [0.0] * len(reads)
+        for x, took in zip(reads, seconds):
+            if x["round"] > 0 and not x.get("reused") and (x["answer"], x["perplexity"]) in seen:
+                repeated, repeated_seconds = repeated + 1, repeated_seconds + took
         last = max(x["round"] for x in reads)
         loop.append(float(row["em"]))
         first.append(exact_match((_best([x for x in reads if x["round"] == 0]) or {}).get("answer", ""), row["gold"]))
@@ -78,6 +86,9 @@ def keep_rules(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         "retried_minus_loop_ci": diff.to_list(),
         "retried_right_first_wrong": int(sum(b and not a for a, b in zip(first, retried))),
         "first_right_retried_wrong": int(sum(a and not b for a, b in zip(first, retried))),
+        "retried_reads": sum(x["round"] > 0 for r in enriched for x in r["trace"]["reads"]),
+        "retried_reads_repeating_round_0": repeated,
+        "seconds_a_question_repeating_round_0": round(repeated_seconds / len(enriched), 3),
     }
 
 

@@ -16,6 +16,14 @@ def _row(em, perplexity, reads=None, gold=("London",)):
     return {"method": "enrichrag", "em": em, "gold": list(gold), "trace": trace}
 
 
+def test_a_retried_read_with_round_0s_answer_and_perplexity_counts_as_a_repeat_with_its_seconds():
+    reads = [{"round": 0, "answer": "Asia", "perplexity": 1.96}, {"round": 1, "answer": "Asia", "perplexity": 1.96}]
+    row = _row(0.0, 1.96, reads, gold=("Europe",))
+    row["trace"]["iteration_seconds"] = [5.0, 4.0]
+    rules = keep_rules([row])
+    assert rules["retried_reads_repeating_round_0"] == 1 and rules["seconds_a_question_repeating_round_0"] == 4.0
+
+
 def test_keep_rules_count_what_the_first_and_the_retried_round_would_have_answered():
     rows = [
         # the retried round read the right answer but with a higher perplexity: the loop kept round 0's
@@ -32,5 +40,6 @@ def test_keep_rules_count_what_the_first_and_the_retried_round_would_have_answer
     assert rules["em_lowest_perplexity"] == round(1 / 3, 4) and rules["em_retried_round"] == round(2 / 3, 4)
     assert rules["em_first_round"] == round(1 / 3, 4) and rules["em_either_right"] == round(2 / 3, 4)
     assert rules["retried_right_first_wrong"] == 1 and rules["first_right_retried_wrong"] == 0
+    assert rules["retried_reads"] == 3 and rules["retried_reads_repeating_round_0"] == 0
     out = signal(rows + [_row(0.0, math.inf)])
     assert out["enrichrag"]["questions"] == 5 and out["enrichrag"]["auroc"] is not None
