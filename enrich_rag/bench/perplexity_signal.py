@@ -6,7 +6,7 @@ the AUROC of low perplexity for a right answer (0.5 = no signal), with its boots
 enriching method whose rows record every read (`trace.reads`), on the questions that enriched: the EM
 of each keep rule (lowest perplexity, as the loop does; the first round's answer; the retried round's;
 either right, the ceiling of any rule) and the paired difference of the retried round's against the
-loop's.
+loop's. Within the first round, the same for which of its iterations' answers to give.
 
     python scripts/perplexity_signal.py results/2wiki/shot-guard-c9968f2 --out bench_results/perplexity_signal_2wiki.json
 """
@@ -103,6 +103,34 @@ def _separation(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def iteration_rules(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Within the first round, which of its reads to answer with, on the questions it read more than once:
+    the lowest perplexity (the loop's rule), the first (narrowest context), the last (widest), or the
+    answer most reads gave (ties to the lowest perplexity)."""
+    rounds = [(r, [x for x in r["trace"]["reads"] if x["round"] == 0]) for r in rows if (r.get("trace") or {}).get("reads")]
+    rounds = [(r, reads) for r, reads in rounds if len(reads) > 1]
+    if not rounds:
+        return None
+
+    def voted(reads: list[dict[str, Any]]) -> str:
+        counts = {a: sum(x["answer"] == a for x in reads) for a in {x["answer"] for x in reads}}
+        top = [x for x in reads if counts[x["answer"]] == max(counts.values())]
+        return (_best(top) or top[0])["answer"]
+
+    rules = {
+        "lowest_perplexity": lambda reads: (_best(reads) or reads[0])["answer"],
+        "first": lambda reads: reads[0]["answer"],
+        "last": lambda reads: reads[-1]["answer"],
+        "most_given": voted,
+    }
+    scores = {name: [exact_match(rule(reads), r["gold"]) for r, reads in rounds] for name, rule in rules.items()}
+    out: dict[str, Any] = {"questions": len(rounds)} | {f"em_{name}": round(float(np.mean(v)), 4) for name, v in scores.items()}
+    for name in ("first", "last", "most_given"):
+        diff = paired_difference(scores[name], scores["lowest_perplexity"])
+        out[f"{name}_minus_lowest"] = [round(diff.value, 4), *diff.to_list()]
+    return out
+
+
 def signal(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for method in dict.fromkeys(r["method"] for r in rows):
@@ -111,6 +139,8 @@ def signal(rows: list[dict[str, Any]]) -> dict[str, Any]:
             continue
         types = sorted({r.get("type") or "" for r in mine})
         out[method] = _separation(mine) | ({"keep_rules": rules} if (rules := keep_rules(mine)) else {})
+        if within := iteration_rules(mine):
+            out[method]["iteration_rules"] = within
         if len(types) > 1:  # question types differ in what the answer looks like (a name of the question's, a date)
             out[method]["by_type"] = {t: _separation([r for r in mine if (r.get("type") or "") == t]) for t in types}
     return out

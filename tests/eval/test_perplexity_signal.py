@@ -2,7 +2,7 @@
 
 import math
 
-from enrich_rag.bench.perplexity_signal import auroc, keep_rules, signal
+from enrich_rag.bench.perplexity_signal import auroc, iteration_rules, keep_rules, signal
 
 
 def test_auroc_is_one_when_every_right_answer_reads_better_and_a_half_when_perplexity_says_nothing():
@@ -43,3 +43,17 @@ def test_keep_rules_count_what_the_first_and_the_retried_round_would_have_answer
     assert rules["retried_reads"] == 3 and rules["retried_reads_repeating_round_0"] == 0
     out = signal(rows + [_row(0.0, math.inf)])
     assert out["enrichrag"]["questions"] == 5 and out["enrichrag"]["auroc"] is not None
+
+
+def test_iteration_rules_score_the_first_the_last_the_lowest_and_the_most_given_answer_of_round_0():
+    reads = [
+        {"round": 0, "answer": "goalkeeper", "perplexity": 1.7},
+        {"round": 0, "answer": "Arsenal", "perplexity": 1.2},
+        {"round": 0, "answer": "Arsenal", "perplexity": 1.4},
+    ]
+    rules = iteration_rules(
+        [_row(0.0, 1.2, reads, gold=("goalkeeper",)), _row(1.0, 1.1, [{"round": 0, "answer": "London", "perplexity": 1.1}])]
+    )
+    assert rules["questions"] == 1  # one read only: no choice to make
+    assert rules["em_first"] == 1.0 and rules["em_lowest_perplexity"] == rules["em_last"] == rules["em_most_given"] == 0.0
+    assert rules["first_minus_lowest"][0] == 1.0
