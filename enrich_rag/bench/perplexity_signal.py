@@ -71,7 +71,9 @@ def keep_rules(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             if x["round"] > 0 and not x.get("reused") and (x["answer"], x["perplexity"]) in seen:
                 repeated, repeated_seconds = repeated + 1, repeated_seconds + took
         last = max(x["round"] for x in reads)
-        loop.append(float(row["em"]))
+        # from the reads, not the row's final answer: a comparison question's answer is reworded after the
+        # loop (the Compare step), which would credit the loop's rule with what that step did
+        loop.append(exact_match((_best(reads) or {}).get("answer", ""), row["gold"]))
         first.append(exact_match((_best([x for x in reads if x["round"] == 0]) or {}).get("answer", ""), row["gold"]))
         retried.append(exact_match((_best([x for x in reads if x["round"] == last]) or {}).get("answer", ""), row["gold"]))
     either = [max(a, b) for a, b in zip(first, retried)]

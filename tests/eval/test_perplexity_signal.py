@@ -57,3 +57,9 @@ def test_iteration_rules_score_the_first_the_last_the_lowest_and_the_most_given_
     assert rules["questions"] == 1  # one read only: no choice to make
     assert rules["em_first"] == 1.0 and rules["em_lowest_perplexity"] == rules["em_last"] == rules["em_most_given"] == 0.0
     assert rules["first_minus_lowest"][0] == 1.0
+
+
+def test_the_loops_rule_is_scored_from_its_reads_not_from_the_answer_a_comparison_step_reworded():
+    reads = [{"round": 0, "answer": "the first one", "perplexity": 1.5}, {"round": 1, "answer": "the first one", "perplexity": 1.4}]
+    rules = keep_rules([_row(1.0, 1.4, reads, gold=("Berlin",))])  # the final answer was rewritten to "Berlin"
+    assert rules["em_lowest_perplexity"] == 0.0
