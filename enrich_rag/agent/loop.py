@@ -37,6 +37,7 @@ from enrich_rag.agent.sufficiency import (
     converged,
     evidence_text,
     reading_line,
+    recorded,
 )
 from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
@@ -275,8 +276,9 @@ class Agent:
             with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
                 lines = tuple(reading_line(e) for e in sub.evidence)
                 reused = lines in done
-                result = done[lines] if reused else check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
-                done[lines] = result
+                if not reused:
+                    done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+                result = done[lines]
                 history.append(result)
                 stop = self._stop_reason(result, history)
                 step.outputs = result.record() | ({"reason": stop} if stop else {}) | ({"reused": True} if reused else {})
@@ -330,7 +332,7 @@ class Agent:
     def _decide(
         self, found: SearchRound, allow: bool, round_: int, trace: Trace, time_for_enrichment: Callable[[], bool] | None = None
     ) -> str:
-        with trace.step("AnalyzeDecide", perplexity=round(found.perplexity, 4), threshold=self.ppl_threshold) as step:
+        with trace.step("AnalyzeDecide", perplexity=recorded(found.perplexity), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
             reason = None
             if decision == ANSWER and allow and self.config.enrich_on_gaps and round_ < self.config.max_enrich_rounds:

@@ -40,6 +40,12 @@ def reading_line(source: Evidence) -> str:
     return source.content if isinstance(source, Passage) else f"Fact: {source.subject} | {source.relation} | {source.object}"
 
 
+def recorded(perplexity: float) -> float | None:
+    """A perplexity as traces and API replies carry it: an unreadable answer's infinite one is null
+    (JSON has no infinity; the web server would fail on it)."""
+    return round(perplexity, 4) if math.isfinite(perplexity) else None
+
+
 @dataclass(frozen=True)
 class Sufficiency:
     answer: str
@@ -47,7 +53,7 @@ class Sufficiency:
     evidence: tuple[Evidence, ...]
 
     def record(self) -> dict[str, Any]:
-        return {"answer": self.answer, "perplexity": round(self.perplexity, 4)}
+        return {"answer": self.answer, "perplexity": recorded(self.perplexity)}
 
 
 def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:

@@ -8,7 +8,6 @@ is one line in `AGENT_METHODS`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -165,14 +164,9 @@ def _reads(trace) -> list[dict[str, Any]]:
     for step in trace.steps:
         round_ += step.tool == "EnrichGraph"
         if step.tool == "CheckSufficiency":
-            perplexity = step.outputs.get("perplexity")
             reused = {"reused": True} if step.outputs.get("reused") else {}  # the same context, read in an earlier round
-            reads.append({"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": _finite(perplexity)} | reused)
+            reads.append({"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": step.outputs.get("perplexity")} | reused)
     return reads
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
 
 
 def _graph_record(trace) -> dict[str, Any]:

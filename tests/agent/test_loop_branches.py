@@ -426,3 +426,17 @@ def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(wor
     assert pick(rows) == {"id": "q2", "question": "q2?", "answers": ["a"], "seed": "wrong", "seed_answer": "b", "enriched_answer": "a"}
     rows[3]["em"] = rows[1]["em"] = 0.0
     assert pick(rows) is None
+
+
+def test_an_unreadable_answer_leaves_a_trace_that_is_strict_json(world, tmp_path, spacy_extractor):
+    """A reply with no log-probs (or a copied line) reads as infinite perplexity; the trace and the API's
+    reply carry it as null, since JSON has no infinity and the web server refuses to send one."""
+    import json
+
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", math.inf)], allow_enrich=False, max_iterations=1)
+    answer = agent.answer(QUESTION)
+    assert math.isinf(answer.perplexity) and not answer.sufficient
+    reply = json.loads(json.dumps(answer.to_dict(), allow_nan=False))
+    checks = [s for s in reply["trace"]["steps"] if s["tool"] == "CheckSufficiency"]
+    decide = [s for s in reply["trace"]["steps"] if s["tool"] == "AnalyzeDecide"]
+    assert checks[0]["outputs"]["perplexity"] is None and decide[0]["inputs"]["perplexity"] is None

@@ -1,17 +1,16 @@
 """The prediction row keeps every hypothetical answer the loop read, so keep rules can be compared offline."""
 
 import json
-import math
 
 from enrich_rag.agent.trace import Step, Trace
 from enrich_rag.eval.methods import _reads
 
 
-def test_each_read_is_recorded_with_its_round_and_a_json_safe_perplexity():
+def test_each_read_is_recorded_with_its_round_and_perplexity():
     trace = Trace("Where was the director of Inception born?")
     trace.steps = [
         Step("CheckSufficiency", {}, {"answer": "Paris", "perplexity": 2.5}),
-        Step("CheckSufficiency", {}, {"answer": "Tasmania", "perplexity": math.inf}),  # a copied worked example
+        Step("CheckSufficiency", {}, {"answer": "Tasmania", "perplexity": None}),  # a copied worked example (recorded as null)
         Step("EnrichGraph", {}, {"partition": "enrich-1"}),
         Step("CheckSufficiency", {}, {"answer": "London", "perplexity": 1.8}),
         Step("CheckSufficiency", {}, {"answer": "Paris", "perplexity": 2.5, "reused": True}),
