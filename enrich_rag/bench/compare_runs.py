@@ -1,9 +1,13 @@
 """Two evaluation runs of one method on the same questions (e.g. before and after a change of the
-reader): EM and F1 of each with their intervals, the paired difference (b - a) with its interval and
-McNemar's p, overall and per question type. Prints a table and writes JSON.
+reader), or two methods of one run: EM and F1 of each with their intervals, the paired difference
+(b - a) with its interval and McNemar's p, overall and per question type. Prints a table and writes JSON.
+`--exclude RUN` leaves out the questions of another run: those whose answers were looked at to choose
+a change, so what remains measures it on questions it was not chosen on.
 
     python scripts/compare_runs.py results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
         --method enrichrag_no_enrich --out bench_results/comparisons_2wiki.json
+    python scripts/compare_runs.py results/hotpotqa/dev300-819ef85 results/hotpotqa/dev300-819ef85 \
+        --method enrichrag_no_enrich --method-b enrichrag --exclude results/hotpotqa/dev300-0131a0b --out ...
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from enrich_rag.eval.stats import bootstrap, compare, paired_rows, with_ci
 METRICS = ("em", "f1")
 
 
-def _rows(run: Path, method: str) -> list[dict]:
+def _rows(run: Path, method: str | None = None) -> list[dict]:
     rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines() if line.strip()]
-    return [r for r in rows if r["method"] == method]
+    return [r for r in rows if method is None or r["method"] == method]
 
 
 def summary(a: list[dict], b: list[dict]) -> dict:
@@ -40,14 +44,21 @@ def main() -> None:
     parser.add_argument("a", type=Path, help="the run before (a results/<dataset>/<run> folder)")
     parser.add_argument("b", type=Path, help="the run after")
     parser.add_argument("--method", default="enrichrag_no_enrich")
+    parser.add_argument("--method-b", default=None, help="run b's method, when it is not --method")
+    parser.add_argument("--exclude", type=Path, default=None, help="leave out the questions of this run")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    a, b = _rows(args.a, args.method), _rows(args.b, args.method)
+    method_b = args.method_b or args.method
+    left_out = {r["id"] for r in _rows(args.exclude)} if args.exclude else set()
+    a = [r for r in _rows(args.a, args.method) if r["id"] not in left_out]
+    b = [r for r in _rows(args.b, method_b) if r["id"] not in left_out]
     types = sorted({r.get("type") or "all" for r in a})
-    result = {"a": str(args.a), "b": str(args.b), "method": args.method, "overall": summary(a, b)}
+    result = {"a": str(args.a), "b": str(args.b), "method": args.method, "method_b": method_b, "overall": summary(a, b)}
+    if args.exclude:
+        result["excluded"] = {"run": str(args.exclude), "questions": len(left_out)}
     if len(types) > 1:
         result["by_type"] = {t: summary([r for r in a if r.get("type") == t], [r for r in b if r.get("type") == t]) for t in types}
-    table = Table(title=f"{args.method}: {args.b.name} - {args.a.name} (paired, same questions)")
+    table = Table(title=f"{args.b.name} {method_b} - {args.a.name} {args.method} (paired, same questions)")
     for column in ("questions", "n", "EM before", "EM after", "EM difference", "McNemar p", "F1 difference"):
         table.add_column(column)
     for name, s in [("all", result["overall"]), *result.get("by_type", {}).items()]:
