@@ -106,9 +106,9 @@ class AgentConfig:
     # deep facts would restate its context); or as many drawn at random from the question's own top
     # corpus hits (random: the control).
     enrich_targets: str = choice("ranked", "beyond_context", "random")
-    # What a retried round reads: what the round before read plus, one more each iteration, the re-ranked
-    # PageRank top 5's passages it has not read (surfaced: a fresh selection scores the corpus as before and
-    # rarely reads where the new facts point), or a context chosen anew (fresh: the ablation).
+    # What a retried round reads: what the round before read plus the passages the enrichment brought into
+    # PageRank's top 5 (surfaced: a fresh selection scores the corpus as before and rarely reads them), or a
+    # context chosen anew (fresh: the ablation).
     retry_context: str = choice("surfaced", "fresh")
     allow_enrich: bool = True
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).

@@ -52,7 +52,7 @@ from enrich_rag.storage.passages import Passage
 MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
-SURFACED_TOP = 5  # PageRank passages a retried round may add to what it read before (retry_context: surfaced)
+SURFACED_TOP = 5  # PageRank passages a retried round compares with the round before's (retry_context: surfaced)
 
 
 class QueryError(EnrichRagError):
@@ -290,14 +290,12 @@ class Agent:
 
     @staticmethod
     def _surfaced(before: SearchRound, ranking: GraphRanking | None) -> list[Passage]:
-        """The re-ranked graph's top passages that the round before did not read, best first: the new facts
-        move PageRank, and a fresh selection, which scores the corpus as before, rarely reads where they
-        point. Passages new to the top count, and so do those that rose within it (a missing gold passage
-        lifted from 4th to 1st is the common case on HotpotQA dev)."""
+        """PageRank's top passages that were neither in its top nor read in the round before: where the
+        new facts pointed. A fresh selection rarely picks them (it scores the corpus as before)."""
         if before.best is None or ranking is None:
             return []
-        read = {e.id for e in before.evidence if isinstance(e, Passage)}
-        return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in read]
+        seen = {p.id for p in before.ranked[:SURFACED_TOP]} | {e.id for e in before.evidence if isinstance(e, Passage)}
+        return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in seen]
 
     def _context(
         self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int, previous: Subgraph, selected: list[Passage]

@@ -165,10 +165,8 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     assert enriched["new_chunks"][0] == enriched["unread_candidates"][0]
 
 
-def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader_again(world, tmp_path, spacy_extractor, monkeypatch):
-    """Nothing surfaced (arranged: in this five-page world the top 5 always holds a passage round 0 did not
-    read) and the tree unchanged: the retry's context is round 0's, whose answer it reuses."""
-    monkeypatch.setattr(Agent, "_surfaced", staticmethod(lambda before, ranking: []))
+def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader_again(world, tmp_path, spacy_extractor):
+    """Nothing surfaced and the tree unchanged: the retry's context is round 0's, whose answer it reuses."""
     agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
     first, retried = _outputs(answer, "CheckSufficiency")
@@ -177,14 +175,14 @@ def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader
     assert sum("Question:" in p and "Facts:" in p for p in resources.llm.prompts) == 1  # one reading, not two
 
 
-def test_surfaced_passages_are_the_reranked_top_passages_not_read_before():
+def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_before():
     from enrich_rag.agent.loop import SearchRound
     from enrich_rag.evidence.graph_rank import GraphRanking
 
     p = {i: Passage(f"d{i}::c0", f"d{i}", f"Title {i}", f"text {i}") for i in range(9)}
     before = SearchRound(Sufficiency("Paris", 9.0, (p[0], p[7])), ranked=(p[0], p[1], p[2], p[3], p[4], p[5]))
-    after = GraphRanking([p[6], p[4], p[7], p[5], p[0], p[8]])  # 6 is new to the top, 4 rose to 2nd; 7 and 0 were read; 8 is sixth
-    assert Agent._surfaced(before, after) == [p[6], p[4], p[5]]
+    after = GraphRanking([p[6], p[1], p[7], p[5], p[0], p[8]])  # 6 and 5 rose into the top 5; 7 was read; 8 is sixth
+    assert Agent._surfaced(before, after) == [p[6], p[5]]
     assert Agent._surfaced(SearchRound(), after) == []  # a first round has nothing before it
     assert Agent._surfaced(before, None) == []
 
