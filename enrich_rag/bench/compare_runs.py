@@ -6,8 +6,9 @@ a change, so what remains measures it on questions it was not chosen on.
 
     python scripts/compare_runs.py results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
         --method enrichrag_no_enrich --out bench_results/comparisons_2wiki.json
-    python scripts/compare_runs.py results/hotpotqa/dev300-819ef85 results/hotpotqa/dev300-819ef85 \
-        --method enrichrag_no_enrich --method-b enrichrag --exclude results/hotpotqa/dev300-0131a0b --out ...
+    python scripts/compare_runs.py results/hotpotqa/dev300-0131a0b results/hotpotqa/dev300-819ef85 \
+        --method enrichrag --out bench_results/retry_top_unread_enrichrag.json
+    python scripts/compare_runs.py RUN RUN --method enrichrag_no_enrich --method-b enrichrag --exclude SEEN_RUN --out OUT.json
 """
 
 from __future__ import annotations
