@@ -168,6 +168,26 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, ("judged_yes", "tpr", "fpr", "precision"), "judge"),
             "",
         ]
+    if path.name.startswith("hop_reading_") and "parts" in data:
+        rows = {
+            part: {
+                "questions": r["n"],
+                "em at once": with_ci(r["at_once"]["em"], r["at_once"]["em_ci"]),
+                "em by hops": with_ci(r["by_hops"]["em"], r["by_hops"]["em_ci"]),
+                "paired diff": with_ci(r["by_hops - at_once"]["em"], r["by_hops - at_once"]["em_ci"]),
+                "answers changed": r["changed"],
+            }
+            for part, r in data["parts"].items()
+            if r["n"]
+        }
+        return [
+            f"### Bridge questions read a hop at a time ({data['dataset']}, gold passages, reader {data['reader']}; not adopted)",
+            "",
+            f"From {where}. `tuned`: the first {data['tuned_on_first']} questions, whose answers suggested the parser.",
+            "",
+            *_table(rows, ("questions", "em at once", "em by hops", "paired diff", "answers changed"), "part"),
+            "",
+        ]
     if path.name.startswith("perplexity_signal"):
         rows = {}
         for run, methods in data.items():
@@ -294,6 +314,7 @@ def render(root: Path) -> str:
         "store_sharing",
         "reader_comparisons",
         "perplexity_signal",
+        "hop_reading_",
     )
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
