@@ -29,6 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from enrich_rag.bench.eval_extraction import gold_passages
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.metrics import exact_match, token_f1
 from enrich_rag.eval.runner import load_eval
@@ -161,16 +162,6 @@ def follow(llm: LLM, chain: Chain, lines: list[str], max_new_tokens: int) -> Cha
     return Chained(answer or None, asked)
 
 
-def gold_lines(row: dict) -> list[str]:
-    """The question's gold paragraphs as the oracle reads them ("title: text"), in the file's order."""
-    lines = []
-    for ctx in row["contexts"]:
-        if ctx["title"] in row["supporting_titles"]:
-            text = "".join(ctx["sentences"]) if isinstance(ctx["sentences"], list) else ctx["sentences"]
-            lines.append(f"{ctx['title']}: {text}")
-    return lines
-
-
 def scored(row: dict, method: str, answer: str, index: int, tuned: int) -> dict[str, Any]:
     golds = list(row["answers"])
     return {
@@ -213,7 +204,7 @@ def main() -> None:
     llm, tokens = make_llm(config.llm), config.llm.max_new_tokens
     rows, reads = [], []
     for index, row, chain in tqdm(chosen, desc="hop reading", unit="question"):
-        lines = gold_lines(row)
+        lines = [p.content for p in gold_passages([row])[0]]  # "title: text", as the oracle reads them
         at_once = read_answer(llm, row["question"], lines, tokens)
         chained = follow(llm, chain, lines, tokens)
         rows += [scored(row, "at_once", at_once, index, args.tuned), scored(row, "by_hops", chained.answer or at_once, index, args.tuned)]
