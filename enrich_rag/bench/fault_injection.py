@@ -43,6 +43,7 @@ from rich.table import Table
 
 from enrich_rag.bench.sandbox import build_sandbox, bundled_passages, sandbox_params
 from enrich_rag.config import load_config
+from enrich_rag.storage.atomic import atomic_file
 
 OPERATIONS = ["enrich", "rollback", "reconcile", "compact", "add", "remove"]
 
@@ -221,6 +222,7 @@ def main() -> None:
                     "verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
                     "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows),
                 }
+            _write(results, Path(args.out))  # an operation's rounds are kept even if a later operation is stopped
     table = Table(title="fault injection: SIGKILL at a random moment, then restart and verify")
     for column in (
         "operation",
@@ -248,8 +250,11 @@ def main() -> None:
             "; ".join(problems) or "-",
         )
     Console().print(table)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+
+
+def _write(results: dict[str, dict[str, Any]], out: Path) -> None:
+    with atomic_file(out) as tmp:
+        tmp.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":
