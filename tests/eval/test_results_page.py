@@ -36,3 +36,23 @@ def test_every_table_names_its_file_and_shows_intervals(tmp_path):
     assert "From `results/d/10q-seed0-r/metrics.json`" in page and "| a | 10 | 0.300 [0.100, 0.600] |" in page
     assert "| a | b | 10 | -0.200 [-0.500, 0.100] |  | 0.5 |" in page
     assert "`bench_results/agent.json`: reader r, p50_s 1.235" in page
+
+
+def _run(root, dataset, run_id, questions, methods, pairs=()):
+    path = root / "results" / dataset / run_id
+    path.mkdir(parents=True)
+    scored = {m: {"n": questions, "em": em, "em_ci": [em - 0.1, em + 0.1]} for m, em in methods.items()}
+    metrics = {"dataset": dataset, "run_id": run_id, "questions": questions, "llm_model": "r", "methods": scored}
+    (path / "metrics.json").write_text(json.dumps(metrics | {"paired_differences": list(pairs)}))
+
+
+def test_the_headline_is_each_datasets_largest_run_with_what_enrichment_adds(tmp_path):
+    _run(tmp_path, "d", "small", 10, {"enrichrag_no_enrich": 0.9, "enrichrag": 0.9})
+    reversed_pair = {"first": "enrichrag_no_enrich", "second": "enrichrag", "n": 20, "em": -0.05, "em_ci": [-0.1, 0.0]}
+    _run(tmp_path, "d", "large", 20, {"naive_rag": 0.2, "enrichrag_no_enrich": 0.3, "enrichrag": 0.35}, [reversed_pair])
+    _run(tmp_path, "e", "no-intervals", 50, {})
+    page = render(tmp_path)
+    headline = page.split("## Evaluation runs")[0]
+    scores = "|  | 0.200 [0.100, 0.300] |  | 0.300 [0.200, 0.400] | 0.350 [0.250, 0.450] |  | 0.050 [0.000, 0.100] |"
+    assert f"| d | `results/d/large/metrics.json` | 20 | r {scores}" in headline
+    assert "small" not in headline and "| e |" not in headline  # smaller, and a run without intervals, are not headlines
