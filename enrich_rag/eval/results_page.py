@@ -108,10 +108,11 @@ HEADLINE_METHODS = ("no_retrieval", "naive_rag", "graph_only", "enrichrag_no_enr
 HEADLINE_PAIR = ("enrichrag", "enrichrag_no_enrich")
 
 
-def headline_runs(root: Path) -> dict[str, Path]:
+def headline_runs(root: Path) -> dict[str, tuple[Path, dict[str, Any]]]:
     """Per dataset, the run over the most questions among those that record intervals (`results/<dataset>/<run>/`,
-    not the studies in other folders): the whole bundled dev pool once a run has read it. Ties: more methods."""
-    best: dict[str, tuple[tuple[int, int, str], Path]] = {}
+    not the studies in other folders): the whole bundled dev pool once a run has read it. Ties: more methods.
+    Each comes with its metrics, read once."""
+    best: dict[str, tuple[tuple[int, int, str], Path, dict[str, Any]]] = {}
     for path in (root / "results").glob("*/*/metrics.json"):
         metrics = json.loads(path.read_text(encoding="utf-8"))
         methods = metrics.get("methods", {})
@@ -119,8 +120,19 @@ def headline_runs(root: Path) -> dict[str, Path]:
             continue
         key = (int(metrics.get("questions", 0)), len(methods), path.parent.name)
         if metrics["dataset"] not in best or key > best[metrics["dataset"]][0]:
-            best[metrics["dataset"]] = (key, path)
-    return {dataset: path for dataset, (_, path) in sorted(best.items())}
+            best[metrics["dataset"]] = (key, path, metrics)
+    return {dataset: (path, metrics) for dataset, (_, path, metrics) in sorted(best.items())}
+
+
+def _em_difference(pairs: list[dict[str, Any]], first: str, second: str) -> str:
+    """first - second as the run stored it, or turned when the run paired them the other way."""
+    for p in pairs:
+        if (p["first"], p["second"]) == (first, second):
+            return with_ci(p.get("em"), p.get("em_ci"))
+        if (p["first"], p["second"]) == (second, first) and p.get("em") is not None:
+            ci = p.get("em_ci")
+            return with_ci(0.0 - p["em"], [0.0 - ci[1], 0.0 - ci[0]] if ci else None)
+    return ""
 
 
 def headline_section(root: Path) -> list[str]:
@@ -138,16 +150,10 @@ def headline_section(root: Path) -> list[str]:
         "| dataset | run (file) | n | reader | " + " | ".join(HEADLINE_METHODS) + f" | {first} - {second} |",
         "|---|---|---:|---|" + "---:|" * (len(HEADLINE_METHODS) + 1),
     ]
-    for dataset, path in runs.items():
-        metrics = json.loads(path.read_text(encoding="utf-8"))
+    for dataset, (path, metrics) in runs.items():
         methods = metrics["methods"]
         cells = [_cell(methods[m], "em") if m in methods else "" for m in HEADLINE_METHODS]
-        paired = ""
-        for p in metrics.get("paired_differences") or []:
-            if (p["first"], p["second"]) == HEADLINE_PAIR:
-                paired = with_ci(p.get("em"), p.get("em_ci"))
-            elif (p["second"], p["first"]) == HEADLINE_PAIR and p.get("em") is not None:  # the run paired them the other way
-                paired = with_ci(0.0 - p["em"], [0.0 - p["em_ci"][1], 0.0 - p["em_ci"][0]] if p.get("em_ci") else None)
+        paired = _em_difference(metrics.get("paired_differences") or [], first, second)
         lines.append(
             f"| {dataset} | `{path.relative_to(root)}` | {metrics.get('questions', '?')} | "
             f"{metrics.get('llm_model', metrics.get('llm', '?'))} | " + " | ".join(cells) + f" | {paired} |"

@@ -51,8 +51,11 @@ def test_the_headline_is_each_datasets_largest_run_with_what_enrichment_adds(tmp
     reversed_pair = {"first": "enrichrag_no_enrich", "second": "enrichrag", "n": 20, "em": -0.05, "em_ci": [-0.1, 0.0]}
     _run(tmp_path, "d", "large", 20, {"naive_rag": 0.2, "enrichrag_no_enrich": 0.3, "enrichrag": 0.35}, [reversed_pair])
     _run(tmp_path, "e", "no-intervals", 50, {})
+    stored_forward = {"first": "enrichrag", "second": "enrichrag_no_enrich", "n": 5, "em": 0.2, "em_ci": [0.0, 0.4]}
+    _run(tmp_path, "f", "forward", 5, {"enrichrag_no_enrich": 0.4, "enrichrag": 0.6}, [stored_forward])
     page = render(tmp_path)
     headline = page.split("## Evaluation runs")[0]
     scores = "|  | 0.200 [0.100, 0.300] |  | 0.300 [0.200, 0.400] | 0.350 [0.250, 0.450] |  | 0.050 [0.000, 0.100] |"
     assert f"| d | `results/d/large/metrics.json` | 20 | r {scores}" in headline
+    assert headline.rstrip().endswith("| 0.200 [0.000, 0.400] |")  # f: the stored order, as it was
     assert "small" not in headline and "| e |" not in headline  # smaller, and a run without intervals, are not headlines
