@@ -196,6 +196,7 @@ def main() -> None:
             run(f"crash {next(topics)}")  # a partition written, not indexed, not recorded
             return "reconcile"
 
+        deep = load_config(params).extraction.deep
         for operation in args.operations:
             baseline = run(prepare(operation))[1]  # one undisturbed run sets the time scale
             rows: list[dict[str, Any]] = []
@@ -209,20 +210,9 @@ def main() -> None:
                     f"{operation} {i + 1}: delay {delay:.2f}s, {'finished' if finished else 'killed'}, "
                     f"{'consistent' if not check['problems'] else check['problems']}"
                 )
-            results[operation] = {
-                "baseline_s": round(baseline, 3),
-                "kills": len(rows),
-                "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
-                "consistent": sum(not r["problems"] for r in rows),
-                "rows": rows,
-                "deep": load_config(params).extraction.deep,
-            }
-            if args.verify_cli:
-                results[operation] |= {
-                    "verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
-                    "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows),
-                }
-            _write(results, Path(args.out))  # an operation's rounds are kept even if a later operation is stopped
+                # every round is kept as it ends, so a run stopped early still reports the rounds it did
+                results[operation] = _summary(rows, baseline, deep, complete=i + 1 == args.kills, verify_cli=args.verify_cli)
+                _write(results, Path(args.out))
     table = Table(title="fault injection: SIGKILL at a random moment, then restart and verify")
     for column in (
         "operation",
@@ -250,6 +240,25 @@ def main() -> None:
             "; ".join(problems) or "-",
         )
     Console().print(table)
+
+
+def _summary(rows: list[dict[str, Any]], baseline: float, deep: str, complete: bool, verify_cli: bool) -> dict[str, Any]:
+    """One operation's counts; `complete` is false while (or when a stop left) fewer rounds than asked."""
+    summary = {
+        "baseline_s": round(baseline, 3),
+        "kills": len(rows),
+        "complete": complete,
+        "killed_mid_operation": sum(not r["finished_before_kill"] for r in rows),
+        "consistent": sum(not r["problems"] for r in rows),
+        "rows": rows,
+        "deep": deep,
+    }
+    if verify_cli:
+        summary |= {
+            "verify_found_damage": sum(r["verify_exit"] == 1 for r in rows),
+            "repair_exit_0": sum(r["repair_exit"] == 0 for r in rows),
+        }
+    return summary
 
 
 def _write(results: dict[str, dict[str, Any]], out: Path) -> None:
