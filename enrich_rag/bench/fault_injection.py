@@ -18,7 +18,8 @@ Then, as the next start would, it runs `reconcile` and checks that:
 The checks are `GraphWriter.verify`, the same the package offers to anyone. With `--verify-cli`, each
 restart first runs `enrich-rag graph verify` (exit 1 when the kill left something to finish) and then
 `enrich-rag graph verify --repair`, which must exit 0. `--deep` picks the enrichment's extractor
-(params.yaml's `extraction.deep`, the LLM, by default).
+(params.yaml's `extraction.deep`, the LLM, by default). The JSON is rewritten after every round, each
+operation marked `complete` only once it has all its rounds, so a stopped run reports what it did.
 
     python scripts/fault_injection.py --kills 50 --operations enrich rollback reconcile \
         --out bench_results/fault_injection.json
