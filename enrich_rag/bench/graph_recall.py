@@ -67,8 +67,9 @@ def by_context(rows: list[dict], gold: dict[str, set[str]], top_k: int) -> dict[
         mine = [r for r in rows if r["method"] == method and gold.get(r["id"]) and method not in ("oracle", "no_retrieval")]
         if not mine:
             continue
-        held = [r for r in mine if gold[r["id"]] <= set(read_docs(r, top_k))]
-        rest = [r for r in mine if r not in held]
+        held_all = [gold[r["id"]] <= set(read_docs(r, top_k)) for r in mine]
+        held = [r for r, h in zip(mine, held_all) if h]
+        rest = [r for r, h in zip(mine, held_all) if not h]
         stats: dict[str, Any] = {"n": len(mine), "context_all": round(len(held) / len(mine), 4), "held": len(held)}
         for name, part in (("held", held), ("missed", rest)):
             stats[f"em_{name}"] = round(statistics.fmean(r["em"] for r in part), 4) if part else None
