@@ -96,7 +96,7 @@ class LLMConfig:
 class AgentConfig:
     max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget (entities and passages)
     max_edges: int = bounded(24, ge=1, le=1000)
-    max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency iterations; each reads one passage more (evidence.first_read)
+    max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency iterations; each reads one passage more (evidence.k, k+1, ...)
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     max_enrich_rounds: int = bounded(2, ge=0, le=5)
@@ -143,10 +143,7 @@ class EvidenceConfig:
     max_fact_lines: int = bounded(3, ge=0, le=20)
     graph: bool = True  # PageRank passages join entity-first's candidates (off: the ef_no_graph ablation)
     candidates: int = bounded(10, ge=1, le=200)  # passages PageRank hands on (and entity-first's top-K)
-    k: int = bounded(2, ge=1, le=20)  # passages entity-first selects (entity_first: the fixed budget)
-    # passages in the loop's first read (0: k), one more each iteration; the first reads are entity-first's
-    # k in its order, so 1 reads its top passage alone, then the pair
-    first_read: int = bounded(0, ge=0, le=20)
+    k: int = bounded(2, ge=1, le=20)  # passages read in the first iteration (entity-first: the fixed budget)
     # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")
     micro_queries: bool = True  # search for missing entities / bridges and swap them in
@@ -161,11 +158,6 @@ class EvidenceConfig:
     retrieval_weight: float = bounded(0.5, ge=0.0, le=100.0)
     title_weight: float = bounded(0.5, ge=0.0, le=100.0)  # + how much a passage is a query entity's own page, by title
     graph_bridges: bool = True  # PageRank passages named in the selection are bridges too
-
-    @property
-    def first_passages(self) -> int:
-        """Passages in the loop's first read; each iteration adds one."""
-        return self.first_read or self.k
 
 
 @dataclass(frozen=True)

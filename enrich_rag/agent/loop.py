@@ -260,7 +260,7 @@ class Agent:
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
         read_before = [e for e in before.evidence if isinstance(e, Passage)]
         for iteration in range(self.config.max_iterations):
-            budget = self.evidence.first_passages + iteration
+            budget = self.evidence.k + iteration
             with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
                 if surfaced:  # what was read, then one surfaced passage more each iteration
                     wider = drawn_passages([*read_before, *surfaced[: iteration + 1]], ranking, self.resources.store)

@@ -65,7 +65,7 @@ def main() -> None:
     resources = Resources(config)
     agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1])) for name in args.variants}
     ranker = Agent(resources)
-    budgets = [config.evidence.first_passages + i for i in range(BUDGETS)]
+    budgets = [config.evidence.k + i for i in range(BUDGETS)]
     trees = [f"pcst@{b}" for b in budgets]
     lists = [f"entity_first@{b}" for b in budgets]  # entity-first's k, then PageRank's next passages
     rows: dict[str, list[dict]] = {m: [] for m in ("naive_rag", "hybrid_rag", "graph_only", *trees, *lists, *args.variants)}

@@ -305,21 +305,6 @@ def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_las
     assert drawn == set(answer.subgraph["context"]) == {c.chunk_id for c in answer.citations if c.chunk_id in drawn}
 
 
-def test_a_first_read_of_one_reads_entity_firsts_top_passage_alone_then_its_pair(world, tmp_path, spacy_extractor):
-    """`evidence.first_read: 1` with k = 2: the first read is one passage of the pair the default reads
-    first, the second read is that pair, and each prompt extends the one before."""
-    script = [("Paris", 10.0), ("London", 6.0), ("London", 5.9)]
-    default, _ = _agent(world, tmp_path / "default", spacy_extractor, script, edge_cost=0.05)
-    pair = _outputs(default.answer(QUESTION, allow_enrich=False), "EnrichContext")[0]["chunk_ids"]
-    agent, resources = _agent(world, tmp_path / "one", spacy_extractor, script, edge_cost=0.05)
-    agent.evidence = dataclasses.replace(agent.evidence, first_read=1)
-    contexts = _outputs(agent.answer(QUESTION, allow_enrich=False), "EnrichContext")
-    assert [c["passages"] for c in contexts][:2] == [1, 2] and len(pair) == 2
-    assert contexts[0]["chunk_ids"][0] in pair and set(contexts[1]["chunk_ids"]) == set(pair)
-    prompts = [p.rsplit(">>>", 1)[0] for p in resources.llm.prompts]
-    assert all(later.startswith(earlier) for earlier, later in zip(prompts, prompts[1:]))
-
-
 def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkeypatch):
     """GraphRank's one DuckDB read of the neighbourhood serves the tree too: EnrichContext reads no
     neighbourhood and searches no graph index of its own, however many iterations."""
