@@ -1,5 +1,6 @@
-"""EnrichRAG from Python: open a built project, or build one from a folder, then ask, enrich and look
-at the graph. The CLI's `query`, `enrich`, `build DIR` and `graph` commands do the same through here.
+"""EnrichRAG, the front door: open a built project, or build one from a folder, then ask, enrich, add and
+remove documents, evaluate and look at the graph. The CLI goes through here for every command that
+opens a project; the server and the evaluation runner hold the same `Session` one floor down.
 
     from enrich_rag import EnrichRAG
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.config import Config, load_config
 from enrich_rag.storage.graph_writer import Reconciliation
 
@@ -61,19 +63,28 @@ class Graph:
 class EnrichRAG:
     """One project: its settings, the open graph, indexes and models (loaded on first use)."""
 
-    def __init__(
-        self, config: Config, resources: Resources | None = None, params: Path | str = "params.yaml", overlay: Path | str | None = None
-    ):
+    def __init__(self, config: Config, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True):
+        """`reconcile=False`: look at the graph as it is, never write (`graph verify`)."""
         self.config, self.params, self.overlay = config, Path(params), overlay
-        self.resources = resources or Resources(config)
-        self.repaired: Reconciliation = self.resources.writer.reconcile()  # what a killed write left is finished first
+        self.session = Session(config, reconcile=reconcile)  # what a killed write left is finished first
         self.graph = Graph(self.resources)
-        self._agent = Agent(self.resources)
+
+    @property
+    def resources(self) -> Resources:
+        return self.session.resources
+
+    @property
+    def repaired(self) -> Reconciliation | None:
+        return self.session.repaired
+
+    @property
+    def agent(self) -> Agent:
+        return self.session.agent()
 
     @classmethod
-    def open(cls, params: Path | str = "params.yaml", overlay: Path | str | None = None) -> EnrichRAG:
+    def open(cls, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True) -> EnrichRAG:
         """A built project: `params.yaml`, and optionally an overlay (`configs/<name>.yaml`, a workspace's `config.yaml`)."""
-        return cls(load_config(params, overlay), params=params, overlay=overlay)
+        return cls(load_config(params, overlay), params, overlay, reconcile)
 
     @classmethod
     def from_folder(cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml") -> EnrichRAG:
@@ -85,11 +96,11 @@ class EnrichRAG:
 
     def ask(self, question: str, enrich: bool = True) -> Answer:
         """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes."""
-        return self._agent.answer(question, allow_enrich=enrich)
+        return self.agent.answer(question, allow_enrich=enrich)
 
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
-        return self._agent.enrich(validate_question(question), [])
+        return self.agent.enrich(validate_question(question), [])
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
@@ -106,7 +117,7 @@ class EnrichRAG:
         return run_evaluation(self.params, config, limit, methods)
 
     def close(self) -> None:
-        self.resources.close()
+        self.session.close()
 
     def __enter__(self) -> EnrichRAG:
         return self

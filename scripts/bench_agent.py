@@ -2,9 +2,11 @@
 without enrichment and with exactly one enrichment round; and graph-index upsert vs full rebuild
 for 100 new nodes. Runs on a copy of the built data (the real graph is never written).
 
-The logic lives in `enrich_rag/bench/agent.py`; `--help` lists the options."""
+The logic lives in `benchmarks/agent.py`; `--help` lists the options."""
 
-from enrich_rag.bench.agent import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.agent import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

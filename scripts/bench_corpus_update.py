@@ -1,8 +1,10 @@
 """Add 50 documents to the bundled build, then remove 10, and ask about them.
 
-The logic lives in `enrich_rag/bench/corpus_update.py`; `--help` lists the options."""
+The logic lives in `benchmarks/corpus_update.py`; `--help` lists the options."""
 
-from enrich_rag.bench.corpus_update import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.corpus_update import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

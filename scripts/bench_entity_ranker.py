@@ -1,8 +1,10 @@
 """Entity-first ranking overhead (spec 003: < 50 ms per 100 chunks), and the whole selection step.
 
-The logic lives in `enrich_rag/bench/entity_ranker.py`; `--help` lists the options."""
+The logic lives in `benchmarks/entity_ranker.py`; `--help` lists the options."""
 
-from enrich_rag.bench.entity_ranker import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.entity_ranker import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,8 +1,10 @@
 """Benchmark: the graph store opened by one process, then by several at once (open time, reads, RSS, Pss).
 
-The logic lives in `enrich_rag/bench/store_sharing.py`; `--help` lists the options."""
+The logic lives in `benchmarks/store_sharing.py`; `--help` lists the options."""
 
-from enrich_rag.bench.store_sharing import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.store_sharing import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,8 +1,10 @@
 """Calibrate agent.ppl_threshold on bundled dev questions (no enrichment, the graph is not written).
 
-The logic lives in `enrich_rag/bench/calibrate_threshold.py`; `--help` lists the options."""
+The logic lives in `benchmarks/calibrate_threshold.py`; `--help` lists the options."""
 
-from enrich_rag.bench.calibrate_threshold import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.calibrate_threshold import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -4,9 +4,11 @@ points apart tied within noise, and rho over six methods moves a lot with one sw
 each step of its ranking comes with the paired difference of the two methods (same questions) and its
 95% interval, so a step inside its interval reads as a tie, not an order.
 
-The logic lives in `enrich_rag/bench/compare_rankings.py`; `--help` lists the options."""
+The logic lives in `benchmarks/compare_rankings.py`; `--help` lists the options."""
 
-from enrich_rag.bench.compare_rankings import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.compare_rankings import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

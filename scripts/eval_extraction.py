@@ -1,9 +1,11 @@
 """Extraction quality against gold: the recall of 2WikiMultihopQA's evidence triples among the facts
 each extractor writes from the questions' gold passages, and its cost per chunk.
 
-The logic lives in `enrich_rag/bench/eval_extraction.py`; `--help` lists the options."""
+The logic lives in `benchmarks/eval_extraction.py`; `--help` lists the options."""
 
-from enrich_rag.bench.eval_extraction import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.eval_extraction import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

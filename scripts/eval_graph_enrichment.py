@@ -1,9 +1,11 @@
 """Does enrichment move retrieval? PageRank recall on a shallow seed, with targeted enrichment, with a
 random control, and on the full graph: retrieval only, no reader, one fixed question order.
 
-The logic lives in `enrich_rag/bench/eval_graph_enrichment.py`; `--help` lists the options."""
+The logic lives in `benchmarks/eval_graph_enrichment.py`; `--help` lists the options."""
 
-from enrich_rag.bench.eval_graph_enrichment import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.eval_graph_enrichment import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

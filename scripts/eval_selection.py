@@ -1,8 +1,10 @@
 """Supporting-passage precision@k / recall@k of evidence selection alone, no LLM (seconds, not an hour).
 
-The logic lives in `enrich_rag/bench/eval_selection.py`; `--help` lists the options."""
+The logic lives in `benchmarks/eval_selection.py`; `--help` lists the options."""
 
-from enrich_rag.bench.eval_selection import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.eval_selection import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,8 +1,10 @@
 """Fault injection: SIGKILL a writer at random moments, restart, and check consistency.
 
-The logic lives in `enrich_rag/bench/fault_injection.py`; `--help` lists the options."""
+The logic lives in `benchmarks/fault_injection.py`; `--help` lists the options."""
 
-from enrich_rag.bench.fault_injection import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.fault_injection import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

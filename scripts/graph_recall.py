@@ -2,9 +2,11 @@
 PageRank's top passages (the `pagerank_top` each graph method records per round), before and after
 that question's enrichment.
 
-The logic lives in `enrich_rag/bench/graph_recall.py`; `--help` lists the options."""
+The logic lives in `benchmarks/graph_recall.py`; `--help` lists the options."""
 
-from enrich_rag.bench.graph_recall import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.graph_recall import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,8 +1,10 @@
 """Parallel writers: several `enrich-rag enrich` processes at once on one graph, several rounds.
 
-The logic lives in `enrich_rag/bench/parallel_writers.py`; `--help` lists the options."""
+The logic lives in `benchmarks/parallel_writers.py`; `--help` lists the options."""
 
-from enrich_rag.bench.parallel_writers import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.parallel_writers import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,8 +1,10 @@
 """What the reader's perplexity says about a right answer: AUROC per method and the keep rules.
 
-The logic lives in `enrich_rag/bench/perplexity_signal.py`; `--help` lists the options."""
+The logic lives in `benchmarks/perplexity_signal.py`; `--help` lists the options."""
 
-from enrich_rag.bench.perplexity_signal import main
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.perplexity_signal import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -4,6 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from enrich_rag.cli.main import app
+from tests.conftest import make_agent
 
 
 def _params(config, tmp_path):
@@ -73,11 +74,10 @@ def test_graph_verify_finds_a_killed_rollback_and_repair_finishes_it(gap_config,
     """A rollback killed before its DVC records went: verify says so (exit 1), --repair finishes it (exit 0)."""
     import dataclasses
 
-    from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
-    agent = Agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
+    agent = make_agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
     partition = agent.enrich("Where was Christopher Nolan born?", []).partition
     assert partition
 
@@ -105,15 +105,15 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
 
     import uvicorn
 
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
     from enrich_rag.serve.app import create_app
     from enrich_rag.serve.client import advertise, find_server
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    server = uvicorn.Server(uvicorn.Config(create_app(gap_config, resources), host="127.0.0.1", port=port, log_level="warning"))
+    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    server = uvicorn.Server(uvicorn.Config(create_app(gap_config, session), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -139,7 +139,7 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
     finally:
         server.should_exit = True
         thread.join(timeout=30)
-        resources.close()
+        session.close()
 
 
 def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_config, spacy_extractor, tmp_path):
@@ -147,12 +147,11 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
 
     import networkx as nx
 
-    from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
     partition = (
-        Agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
+        make_agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
         .enrich("Where was Christopher Nolan born?", [])
         .partition
     )

@@ -1,8 +1,8 @@
-"""No module imports a room above it (enrich_rag/bench/check_layers.py, run here so CI enforces it)."""
+"""No module imports a room above it (benchmarks/check_layers.py, run here so CI enforces it)."""
 
 import importlib
 
-from enrich_rag.bench import check_layers
+from benchmarks import check_layers
 
 
 def _checker():

@@ -1,7 +1,8 @@
 """Tool 1, EnrichContext: the Prize-Collecting Steiner Tree that *is* the reader's context (G-Retriever).
 
 The tree is cut from the same bounded neighbourhood GraphRank read and walked (one DuckDB read per
-round, `evidence/graph_rank.py`): passages, entities, their links and the named facts among them.
+round, `storage/neighbourhood.py`): passages, entities, their links and the named facts among them,
+with every entity's name; nothing here reads the store.
 
 - A passage's prize is SEAL-RAG's: the entity-first score (coverage of the question's entities in its
   title and lead, title match, salience, its PageRank mass or dense relevance as retrieval score), plus
@@ -21,6 +22,7 @@ already read, in its order, and appends: the prompt extends and llama.cpp's cach
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,8 +33,8 @@ from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.rerank import ranker_view
 from enrich_rag.evidence.select import entity_ranker, lead
-from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.neighbourhood import Link, Neighbourhood
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import STRUCTURAL_RELATIONS, Edge
 from enrich_rag.text import content_words, overlap
@@ -124,25 +126,25 @@ class TreeGraph:
         return key in self._index
 
 
+def entity_scores(
+    passages: Sequence[Passage], entities: Sequence[str], dense: dict[str, float], evidence: EvidenceConfig
+) -> dict[str, float]:
+    """Entity-first's hybrid score on each passage's title and lead, its retrieval score the higher of its
+    PageRank mass and its dense relevance: computed once a round, the tree's passage prizes."""
+    ranker = entity_ranker(evidence)
+    return {p.id: ranker.score(lead(ranker_view(p.scored(max(p.score, dense.get(p.id, 0.0))))), entities) for p in passages}
+
+
 def passage_prizes(
     passages: Sequence[Passage],
-    entities: Sequence[str],
-    dense: dict[str, float],
-    evidence: EvidenceConfig,
+    scores: dict[str, float],
     selected: Sequence[str] = (),
     pagerank: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Entity-first's hybrid score on the passage's title and lead (its retrieval score the higher of its
-    PageRank mass and its dense relevance), the rank prize of entity-first's choice, and PageRank."""
-    ranker = entity_ranker(evidence)
+    """The entity-first score (`scores`), the rank prize of entity-first's choice, and PageRank."""
     pagerank = pagerank or {}
     chosen = {pid: SELECTION_PRIZE * (len(selected) - i) / len(selected) for i, pid in enumerate(selected)}
-    prizes = {
-        p.id: ranker.score(lead(ranker_view(p.scored(max(p.score, dense.get(p.id, 0.0))))), entities)
-        + chosen.get(p.id, 0.0)
-        + PAGERANK_PRIZE * pagerank.get(p.id, 0.0)
-        for p in passages
-    }
+    prizes = {p.id: scores[p.id] + chosen.get(p.id, 0.0) + PAGERANK_PRIZE * pagerank.get(p.id, 0.0) for p in passages}
     # A page's further chunks hang off its entity almost for free, so at full prize a wider budget fills
     # with one page's continuation instead of the other side of a comparison.
     seen: set[str] = set()
@@ -161,47 +163,42 @@ def tree_graph(
     agent: AgentConfig,
     evidence: EvidenceConfig,
     selected: Sequence[str] = (),
+    scores: dict[str, float] | None = None,
 ) -> TreeGraph:
+    """`scores`: entity-first's, by passage (`entity_scores`; computed here when not given)."""
     hood = ranking.neighbourhood
     words = content_words(question)
     g = TreeGraph()
     g.node(ROOT, 0.0)
     chunk_ids = {p.id for p in passages}
     pagerank = {p.id: p.score for p in ranking.passages}
-    for chunk, prize in passage_prizes(passages, entities, hood.dense, evidence, selected, pagerank).items():
+    scores = scores if scores is not None else entity_scores(passages, entities, ranking.dense, evidence)
+    for chunk, prize in passage_prizes(passages, scores, selected, pagerank).items():
         g.node(passage_node(chunk), prize)
     named = {node_id(e) for e in entities}
-    top = max((hood.mass.get(r["node"], 0.0) for r in hood.links), default=0.0) or 1.0
+    mass = ranking.mass
+    top = max((mass.get(r.node, 0.0) for r in hood.links), default=0.0) or 1.0
     for link in hood.links:
-        if link["chunk_id"] not in chunk_ids:
+        if link.chunk_id not in chunk_ids:
             continue
-        entity = link["node"]
-        g.node(entity, 1.0 if entity in named else OTHER_ENTITY_PRIZE * hood.mass.get(entity, 0.0) / top)
-        kind = "title" if link["is_title"] else "mention"
-        g.edge(
-            entity,
-            passage_node(link["chunk_id"]),
-            agent.edge_cost * COSTS[kind],
-            kind=kind,
-            relation="is the page of" if link["is_title"] else "is named in",
-            chunk_id=link["chunk_id"],
-        )
-    for fact in {f["id"]: f for f in hood.facts}.values():
-        if fact["src"] not in g or fact["dst"] not in g:
+        g.node(link.node, 1.0 if link.node in named else OTHER_ENTITY_PRIZE * mass.get(link.node, 0.0) / top)
+        _link_edge(g, link, agent.edge_cost)
+    for fact in {f.id: f for f in hood.facts}.values():
+        if fact.src not in g or fact.dst not in g:
             continue
-        relevance = overlap(words, fact["evidence"])
-        kind = "structural" if fact["relation"] in STRUCTURAL_RELATIONS else "relation"
+        relevance = overlap(words, fact.evidence)
+        kind = "structural" if fact.relation in STRUCTURAL_RELATIONS else "relation"
         g.edge(
-            fact["src"],
-            fact["dst"],
+            fact.src,
+            fact.dst,
             agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
-            relevance * float(fact["confidence"]),
+            relevance * fact.confidence,
             kind=kind,
             fact=fact,
         )
-    reset_top = max(hood.reset.values(), default=0.0) or 1.0
+    reset_top = max(ranking.reset.values(), default=0.0) or 1.0
     asked: set[str] = set()
-    for key, weight in hood.reset.items():
+    for key, weight in ranking.reset.items():
         target = passage_node(key) if key in chunk_ids else key
         if target in g:
             cost = QUERY_ENTITY_COST if key in named else _question_cost(agent, weight / reset_top)
@@ -217,6 +214,18 @@ def tree_graph(
         if passage_node(chunk) in g and passage_node(chunk) not in asked:
             g.edge(ROOT, passage_node(chunk), _question_cost(agent, 1.0), kind="question", relation="asks about")
     return g
+
+
+def _link_edge(g: TreeGraph, link: Link, cost_scale: float) -> None:
+    kind = "title" if link.is_title else "mention"
+    g.edge(
+        link.node,
+        passage_node(link.chunk_id),
+        cost_scale * COSTS[kind],
+        kind=kind,
+        relation="is the page of" if link.is_title else "is named in",
+        chunk_id=link.chunk_id,
+    )
 
 
 def _question_cost(agent: AgentConfig, share: float) -> float:
@@ -245,19 +254,19 @@ def enrich_context(
     question: str,
     entities: Sequence[str],
     ranking: GraphRanking,
-    store: GraphStore,
     agent: AgentConfig,
     evidence: EvidenceConfig,
     budget: int,
     previous: Sequence[Evidence] = (),
     selected: Sequence[Passage] = (),
+    scores: dict[str, float] | None = None,
 ) -> Subgraph:
     """The context for a budget of `budget` passages: what the reader read before (`previous`) in its
     order, then the tree's new passages and the fact lines they do not already state. `selected`:
-    entity-first's choice, prized by rank."""
+    entity-first's choice, prized by rank; `scores`: entity-first's scores of the round's passages."""
     kept = [e for e in previous if isinstance(e, Passage)]
     candidates = list({p.id: p for p in [*kept, *selected, *ranking.passages]}.values())
-    g = tree_graph(question, entities, ranking, candidates, agent, evidence, [p.id for p in selected])
+    g = tree_graph(question, entities, ranking, candidates, agent, evidence, [p.id for p in selected], scores)
     passage_index = [i for i, key in enumerate(g.keys) if key.startswith("p:")]
     result = solve_pcst(
         len(g.keys),
@@ -291,16 +300,16 @@ def enrich_context(
             evidence.fact_lines
             and fact
             and row["kind"] == "relation"
-            and fact["chunk_id"] not in stated
-            and fact["id"] not in read_ids
+            and fact.chunk_id not in stated
+            and fact.id not in read_ids
             and len([e for e in read if isinstance(e, Edge)]) < evidence.max_fact_lines
         ):
-            read.append(Edge.from_row(fact, g.edge_prizes[i]))
-            read_ids.add(fact["id"])
-    return drawn(g, result.nodes, result.edges, read, store)
+            read.append(dataclasses.replace(fact, score=g.edge_prizes[i]))
+            read_ids.add(fact.id)
+    return drawn(g, result.nodes, result.edges, read, ranking.neighbourhood.names)
 
 
-def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[Evidence], store: GraphStore) -> Subgraph:
+def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[Evidence], names: dict[str, str]) -> Subgraph:
     """The tree as the page draws it: its entities and edges, and as passage nodes exactly the passages read
     (a passage kept from a narrower budget is drawn with its links to the tree's entities)."""
     read_nodes = {passage_node(e.id) for e in read if isinstance(e, Passage)}
@@ -309,7 +318,6 @@ def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[E
     rows = [g.rows[i] for i in edges]
     rows += [r for r in g.rows if r["dst"] in read_nodes and r["src"] in keys and r not in rows]
     entities = sorted(k for k in keys if not k.startswith("p:"))
-    names = {n["id"]: n["name"] for n in store.nodes_by_ids(entities)}
     titles = {passage_node(e.id): e.title or e.id for e in read if isinstance(e, Passage)}
     index = {key: i for i, key in enumerate(g.keys)}
     out_nodes = [{"id": k, "name": names.get(k, k), "kind": "entity", "prize": round(g.prizes[index[k]], 4)} for k in entities]
@@ -326,14 +334,14 @@ def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
     fact = row.get("fact")
     if fact:
         return {
-            "id": fact["id"],
+            "id": fact.id,
             "src": row["src"],
             "dst": row["dst"],
             "kind": row["kind"],
-            "relation": fact["relation"],
-            "evidence": fact["evidence"],
-            "chunk_id": fact["chunk_id"],
-            "extractor": fact.get("extractor") or "",
+            "relation": fact.relation,
+            "evidence": fact.evidence,
+            "chunk_id": fact.chunk_id,
+            "extractor": fact.extractor or "",
         }
     return {
         "id": f"{row['src']}|{row['dst']}",
@@ -347,26 +355,18 @@ def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def drawn_passages(passages: list[Passage], ranking: GraphRanking | None, store: GraphStore) -> Subgraph:
+def drawn_passages(passages: list[Passage], ranking: GraphRanking | None) -> Subgraph:
     """For the selections that are not a tree (entity-first, PageRank's top): the passages read, each
     with its own page's entity, and the entities that link two of them (a hop the reader can follow)."""
-    links = ranking.neighbourhood.links if ranking else []
+    hood = ranking.neighbourhood if ranking else Neighbourhood()
     chunks = {p.id for p in passages}
-    mine = [r for r in links if r["chunk_id"] in chunks]
-    shared = {r["node"] for r in mine if sum(1 for s in mine if s["node"] == r["node"]) > 1}
+    mine = [r for r in hood.links if r.chunk_id in chunks]
+    shared = {r.node for r in mine if sum(1 for s in mine if s.node == r.node) > 1}
     g = TreeGraph()
     for p in passages:
         g.node(passage_node(p.id), 0.0)
     for r in mine:
-        if r["is_title"] or r["node"] in shared:
-            g.node(r["node"], 0.0)
-            kind = "title" if r["is_title"] else "mention"
-            g.edge(
-                r["node"],
-                passage_node(r["chunk_id"]),
-                COSTS[kind],
-                kind=kind,
-                relation="is the page of" if r["is_title"] else "is named in",
-                chunk_id=r["chunk_id"],
-            )
-    return drawn(g, range(len(g.keys)), range(len(g.edges)), list(passages), store)
+        if r.is_title or r.node in shared:
+            g.node(r.node, 0.0)
+            _link_edge(g, r, 1.0)
+    return drawn(g, range(len(g.keys)), range(len(g.edges)), list(passages), hood.names)

@@ -15,13 +15,15 @@ citations; unsure when that perplexity stays over the threshold (`agent.abstain`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context
+from enrich_rag.agent.context_choice import ContextRound, SurfacedRound, context_choice
+from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
@@ -44,7 +46,7 @@ from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
-from enrich_rag.evidence.select import select_evidence
+from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import ppl_threshold
 from enrich_rag.storage.passages import Passage
@@ -160,13 +162,15 @@ def _context_record(sub: Subgraph, selection: dict[str, Any] | None) -> dict[str
 
 
 class Agent:
-    def __init__(self, resources: Resources, config: AgentConfig | None = None, evidence: EvidenceConfig | None = None):
+    """The loop over one question; its context strategy is chosen once, from `evidence.selection`."""
+
+    def __init__(self, resources: Resources, config: AgentConfig, evidence: EvidenceConfig):
         self.resources = resources
-        self.config = config or resources.config.agent
-        self.evidence = evidence or resources.config.evidence
-        self.embeddings = resources.config.embeddings
+        self.config = config
+        self.evidence = evidence
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
+        self.choice = context_choice(config, evidence, self.select)
 
     def answer(
         self,
@@ -183,24 +187,21 @@ class Agent:
         trace = Trace(question, should_stop=should_stop)
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
+        # The question is read as one hop; a planner that splits it into single-hop sub-questions would
+        # run the rounds below once per hop.
         best = before = SearchRound()
         done: dict[tuple[str, ...], Sufficiency] = {}  # every context read so far, by its lines
         for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(question, analysis, round_, trace, before, done)
+            found = self._search_round(analysis, round_, trace, before, done)
             decision = self._decide(found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(question, found, trace).grew:
                 break
             before = found
-        sure = best.perplexity < self.ppl_threshold
-        text = best.best.answer if best.best else ""
-        if best.best and (comparison := parse_comparison(question)):
-            with trace.step("Compare", a=comparison.a, b=comparison.b) as step:
-                compared = compare(self.resources.llm, comparison, [reading_line(e) for e in best.evidence], self.max_new_tokens)
-                step.outputs = compared.record()
-            text = compared.answer or text
+        text = self._compared(question, best, trace)
         trace.seconds = round(time.perf_counter() - start, 4)
+        sure = best.perplexity < self.ppl_threshold
         if not sure and self.config.abstain:
             text = NOT_FOUND
         return Answer(
@@ -220,73 +221,112 @@ class Agent:
             step.outputs = analysis.to_dict()
         return analysis
 
-    def rank(self, question: str, analysis: QueryAnalysis) -> GraphRanking:
+    def search(self, question: str) -> list[Passage]:
+        """The round's one corpus search: PageRank's dense seeds and entity-first's candidates both come from it."""
+        limit = max(self.resources.config.retrieval.graph_passages, self.evidence.candidates * RELEVANCE_POOL_FACTOR)
+        return self.resources.retrieval().corpus(question, limit)
+
+    def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
+        """GraphRank: one read of the question's neighbourhood, PageRank over it."""
         resources = self.resources
         return rank_passages(
-            question,
+            analysis.question,
+            hits,
             store=resources.store,
             graph_index=resources.graph_index,
-            corpus=resources.retrieval().corpus,
             passages=resources.passages,
             config=resources.config.retrieval,
-            embeddings=self.embeddings,
+            embeddings=resources.config.embeddings,
             query_entities=analysis.entities,
             limit=max(self.evidence.candidates, self.evidence.k),
         )
 
+    def select(self, analysis: QueryAnalysis, hits: Sequence[Passage], graph_passages: Sequence[Passage], use_graph: bool) -> Selection:
+        """Entity-first selection over the round's hits; the graph's PageRank passages join its candidate pool."""
+        retrieval = self.resources.retrieval()
+        if not use_graph:
+            retrieval = dataclasses.replace(retrieval, graph=None)
+        reranker = self.resources.reranker(self.evidence)
+        return select_evidence(analysis, retrieval, self.evidence, reranker, self.resources.nlp, graph_passages, hits)
+
     def _search_round(
         self,
-        question: str,
         analysis: QueryAnalysis,
         round_: int,
         trace: Trace,
         before: SearchRound,
         done: dict[tuple[str, ...], Sufficiency],
     ) -> SearchRound:
-        """GraphRank once (one read of the neighbourhood), then EnrichContext with one passage more each
-        iteration, and CheckSufficiency, until more context stops helping. A round after an enrichment
-        (`before`: the round it retries) first reads what the enrichment surfaced, when it surfaced any.
-        A context read before (`done`: a retried round whose tree the new facts did not change) is not
-        read again: greedy decoding of the same prompt gives the same answer, at a reader call's cost."""
-        found = SearchRound()
-        history: list[Sufficiency] = []
-        sub = Subgraph()
-        ranking = None
-        selected: tuple[list[Passage], dict | None] | None = None  # entity-first's choice, once a round
-        if self.evidence.selection != "entity_first" or self.evidence.graph:
-            with trace.step("GraphRank", query=question, round=round_) as step:
-                ranking = self.rank(question, analysis)
-                step.outputs = ranking.record()
+        """Search -> choose -> read, one passage wider each iteration, until more context stops helping.
+        A round after an enrichment (`before`: the round it retries) first reads what the enrichment
+        surfaced, when it surfaced any. A context read before (`done`) is not read again: greedy decoding
+        of the same prompt gives the same answer, at a reader call's cost."""
+        question = analysis.question
+        ranking, hits = self._search(analysis, round_, trace)
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
-        read_before = [e for e in before.evidence if isinstance(e, Passage)]
+        chooser: ContextRound | None = None
+        if surfaced:
+            chooser = SurfacedRound([e for e in before.evidence if isinstance(e, Passage)], surfaced, ranking)
+        found, sub = SearchRound(), Subgraph()
+        history: list[Sufficiency] = []
         for iteration in range(self.config.max_iterations):
-            budget = self.evidence.k + iteration
-            with trace.step("EnrichContext", query=question, budget=budget, round=round_) as step:
-                if surfaced:  # what was read, then one surfaced passage more each iteration
-                    wider = drawn_passages([*read_before, *surfaced[: iteration + 1]], ranking, self.resources.store)
-                    step.outputs = _context_record(wider, None) | {"surfaced": [p.id for p in surfaced]}
-                else:
-                    if selected is None and self.evidence.selection != "pagerank":
-                        selected = self.select_passages(analysis, ranking.passages if ranking else ())
-                    wider = self._context(question, analysis, ranking, budget, sub, selected[0] if selected else [])
-                    step.outputs = _context_record(wider, selected[1] if selected and iteration == 0 else None)
+            with trace.step("EnrichContext", query=question, budget=self.evidence.k + iteration, round=round_) as step:
+                chooser = chooser or self.choice.round(analysis, ranking, hits())
+                wider = chooser.at(iteration, sub)
+                step.outputs = _context_record(wider, chooser.record if iteration == 0 else None)
+                if surfaced:
+                    step.outputs["surfaced"] = [p.id for p in surfaced]
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
-            with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
-                lines = tuple(reading_line(e) for e in sub.evidence)
-                reused = lines in done
-                if not reused:
-                    done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
-                result = done[lines]
-                history.append(result)
-                stop = self._stop_reason(result, history)
-                step.outputs = result.record() | ({"reason": stop} if stop else {}) | ({"reused": True} if reused else {})
+            result, stop = self._read(question, sub, iteration, trace, history, done)
             if found.best is None or result.perplexity < found.best.perplexity:
                 found = SearchRound(result, sub, tuple(ranking.passages) if ranking else ())
             if stop:
                 break
         return found
+
+    def _search(self, analysis: QueryAnalysis, round_: int, trace: Trace) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
+        """The round's corpus search, done once and only when used (a surfaced retry of a list strategy
+        needs none), and GraphRank over it when the strategy reads the graph."""
+        hits = functools.cache(lambda: self.search(analysis.question))
+        if not self.choice.reads_graph:
+            return None, hits
+        with trace.step("GraphRank", query=analysis.question, round=round_) as step:
+            ranking = self.rank(analysis, hits())
+            step.outputs = ranking.record()
+        return ranking, hits
+
+    def _read(
+        self,
+        question: str,
+        sub: Subgraph,
+        iteration: int,
+        trace: Trace,
+        history: list[Sufficiency],
+        done: dict[tuple[str, ...], Sufficiency],
+    ) -> tuple[Sufficiency, str | None]:
+        """CheckSufficiency: the reader's hypothetical answer over this context, and whether to stop."""
+        with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
+            lines = tuple(reading_line(e) for e in sub.evidence)
+            reused = lines in done
+            if not reused:
+                done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+            result = done[lines]
+            history.append(result)
+            stop = self._stop_reason(result, history)
+            step.outputs = result.record() | ({"reason": stop} if stop else {}) | ({"reused": True} if reused else {})
+        return result, stop
+
+    def _compared(self, question: str, best: SearchRound, trace: Trace) -> str:
+        """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
+        text = best.best.answer if best.best else ""
+        if best.best and (comparison := parse_comparison(question)):
+            with trace.step("Compare", a=comparison.a, b=comparison.b) as step:
+                compared = compare(self.resources.llm, comparison, [reading_line(e) for e in best.evidence], self.max_new_tokens)
+                step.outputs = compared.record()
+            text = compared.answer or text
+        return text
 
     @staticmethod
     def _surfaced(before: SearchRound, ranking: GraphRanking | None) -> list[Passage]:
@@ -297,37 +337,12 @@ class Agent:
         seen = {p.id for p in before.ranked[:SURFACED_TOP]} | {e.id for e in before.evidence if isinstance(e, Passage)}
         return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in seen]
 
-    def _context(
-        self, question: str, analysis: QueryAnalysis, ranking: GraphRanking | None, budget: int, previous: Subgraph, selected: list[Passage]
-    ) -> Subgraph:
-        """The reader's context at this budget: the evidence tree (pcst, entity-first's choice among its
-        prizes), or a list: entity-first's passages then PageRank's (entity_first), PageRank's (pagerank).
-        What was read before stays first, in its order, so the prompt extends."""
-        if self.evidence.selection == "pcst" and ranking is not None:
-            return enrich_context(
-                question, analysis.entities, ranking, self.resources.store, self.config, self.evidence, budget, previous.evidence, selected
-            )
-        order = [*previous.passages, *selected, *(ranking.passages if ranking else ())]
-        passages = list({p.id: p for p in order}.values())[:budget]
-        return drawn_passages(passages, ranking, self.resources.store)
-
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
         if result.perplexity < self.ppl_threshold:
             return UNDER_THRESHOLD
         if converged(history, self.config.min_gain):
             return CONVERGED
         return None
-
-    def select_passages(self, analysis: QueryAnalysis, graph_passages: Sequence[Passage]) -> tuple[list[Passage], dict[str, Any]]:
-        """Entity-first selection; the graph's PageRank passages join its candidate pool."""
-        retrieval = self.resources.retrieval()
-        if not self.evidence.graph or self.evidence.selection == "pcst":
-            # pcst: the tree reads the graph (GraphRank's one neighbourhood); micro-queries search the corpus
-            retrieval = dataclasses.replace(retrieval, graph=None)
-        selection = select_evidence(
-            analysis, retrieval, self.evidence, self.resources.reranker(self.evidence), self.resources.nlp, graph_passages
-        )
-        return selection.passages, selection.record
 
     def _decide(
         self, found: SearchRound, allow: bool, round_: int, trace: Trace, time_for_enrichment: Callable[[], bool] | None = None

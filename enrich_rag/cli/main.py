@@ -104,34 +104,27 @@ def _kv_table(title: str, data: dict) -> Table:
     return table
 
 
-def _resources(cfg: Config):
-    """Every command that reads the graph first finishes or undoes what a killed write left (or says it cannot)."""
-    from enrich_rag.agent.resources import Resources
+def _open(cfg: Config, reconcile: bool = True):
+    """The project through the front door (`EnrichRAG`): every command that reads the graph first
+    finishes or undoes what a killed write left (or says it cannot)."""
+    from enrich_rag.api import EnrichRAG
 
-    resources = Resources(cfg)
-    try:
-        report = resources.writer.reconcile()
-    except OSError as exc:  # a data folder this user may read but not write; a broken graph is an error of its own
+    rag = EnrichRAG(cfg, reconcile=reconcile)
+    if rag.session.unreconciled:  # a data folder this user may read but not write; a broken graph is an error of its own
         console.print(
-            f"[yellow]cannot reconcile the graph ({str(exc).splitlines()[0]}); reading it as it is — "
+            f"[yellow]cannot reconcile the graph ({rag.session.unreconciled}); reading it as it is — "
             "`enrich-rag graph verify` says what is wrong[/yellow]"
         )
-        return resources
-    if report.changed:
-        console.print(f"[yellow]repaired:[/yellow] {report}")
-    return resources
+    elif rag.repaired and rag.repaired.changed:
+        console.print(f"[yellow]repaired:[/yellow] {rag.repaired}")
+    return rag
 
 
-def _agent(cfg: Config):
-    from enrich_rag.agent.loop import Agent
-
-    return Agent(_resources(cfg))
-
-
-def _with_agent(cfg: Config, action):
-    """Run a writing command on a reconciled agent; any EnrichRagError becomes one line and exit 1."""
+def _with_project(cfg: Config, action):
+    """Run a command on the opened project; any EnrichRagError becomes one line and exit 1."""
     try:
-        return action(_agent(cfg))
+        with _open(cfg) as rag:
+            return action(rag)
     except EnrichRagError as exc:
         _fail(exc)
 
@@ -198,7 +191,8 @@ def query(
                 f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]"
             )
         else:
-            answer = _agent(cfg).answer(question, allow_enrich=not no_enrich)
+            with _open(cfg) as rag:
+                answer = rag.ask(question, enrich=not no_enrich)
     except EnrichRagError as exc:
         _fail(exc)
     if trace_file:
@@ -234,11 +228,11 @@ def demo(
                 "bundled benchmark corpus (corpus.format: benchmark)"
             )
         items = load_questions(questions or cfg.corpus.source, "normalized")[:count]
-        agent = _agent(cfg)
+        rag = _open(cfg)
         rows = []
         for item in items:
             start = time.perf_counter()
-            answer = agent.answer(item.question, allow_enrich=False)
+            answer = rag.ask(item.question, enrich=False)
             rows.append(
                 {
                     "question": item.question,
@@ -251,7 +245,8 @@ def demo(
             )
     except EnrichRagError as exc:
         _fail(exc)
-    table = Table(title=f"{len(rows)} bundled questions, reader {agent.resources.llm.name}")
+    table = Table(title=f"{len(rows)} bundled questions, reader {rag.resources.llm.name}")
+    rag.close()
     for column in ("question", "answer", "gold", "cited", "s"):
         table.add_column(column, overflow="fold")
     for r in rows:
@@ -316,10 +311,8 @@ def enrich(
     as_json: JsonOption = False,
 ) -> None:
     """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
-    from enrich_rag.agent.loop import validate_question
-
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: agent.enrich(validate_question(question), []))
+    result = _with_project(cfg, lambda rag: rag.enrich(question))
     _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
 
 
@@ -332,7 +325,7 @@ def add(
 ) -> None:
     """Add new or changed documents to the built corpus and graph (no rebuild; unchanged ones are skipped)."""
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: agent.resources.add_documents(list(paths))).record()
+    result = _with_project(cfg, lambda rag: rag.add(*paths)).record()
     _emit(result, as_json, _kv_table(f"added: {result['partition'] or 'nothing new'}", result))
 
 
@@ -345,7 +338,7 @@ def remove(
 ) -> None:
     """Remove documents: their passages, facts and links are no longer read or cited (`graph rollback` undoes it)."""
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: agent.resources.remove_documents(doc_ids)).record()
+    result = _with_project(cfg, lambda rag: rag.remove(*doc_ids)).record()
     _emit(result, as_json, _kv_table(f"removed: {result['partition']}", result))
 
 
@@ -358,7 +351,7 @@ def graph_rollback(
 ) -> None:
     """Remove an enrichment partition, its index entries and its DVC record; a compaction is undone instead."""
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: agent.resources.writer.rollback(partition))
+    result = _with_project(cfg, lambda rag: rag.graph.rollback(partition))
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
@@ -366,7 +359,7 @@ def graph_rollback(
 def graph_compact(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Merge the enrichment partitions into one (same rows; `graph rollback` of it restores them)."""
     cfg = _config(params, config)
-    result = _with_agent(cfg, lambda agent: agent.resources.writer.compact()) or {}
+    result = _with_project(cfg, lambda rag: rag.graph.compact()) or {}
     title = f"compacted into {result['partition']}" if result else "fewer than two enrichment partitions: nothing to compact"
     _emit(result, as_json, _kv_table(title, result))
 
@@ -375,7 +368,7 @@ def graph_compact(params: ParamsOption = Path("params.yaml"), config: OverlayOpt
 def graph_repair(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Restore damaged partitions from the DVC cache, or remove them with their index rows if it has no copy."""
     cfg = _config(params, config)
-    actions = _with_agent(cfg, lambda agent: agent.resources.writer.repair())
+    actions = _with_project(cfg, lambda rag: rag.resources.writer.repair())
     _emit(actions, as_json, _kv_table("repaired" if actions else "nothing to repair", actions))
 
 
@@ -387,11 +380,9 @@ def graph_verify(
     as_json: JsonOption = False,
 ) -> None:
     """Check partitions, index and DVC records agree; one line per finding; exit 0 only when consistent."""
-    from enrich_rag.agent.resources import Resources
-
     cfg = _config(params, config)
     try:
-        writer = Resources(cfg).writer
+        writer = _open(cfg, reconcile=False).resources.writer  # the graph as it is: verify must see what a killed write left
         found = writer.verify()
         done: dict = {}
         if repair and found:
@@ -430,9 +421,8 @@ def graph_export(
             except (OSError, ValueError, KeyError) as exc:
                 raise EnrichRagError(f"{answer}: not an answer saved with `enrich-rag query --json` ({exc})") from None
         else:
-            resources = _resources(cfg)
-            graph = graph_to_networkx(resources.store, version_partitions(cfg.paths.graph, upto))
-            resources.close()
+            with _open(cfg) as rag:
+                graph = graph_to_networkx(rag.resources.store, version_partitions(cfg.paths.graph, upto))
         write_graphml(graph, out)
     except EnrichRagError as exc:
         _fail(exc)
@@ -444,9 +434,8 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
     """Node and edge counts, per partition."""
     cfg = _config(params, config)
     try:
-        resources = _resources(cfg)
-        counts = resources.store.counts()
-        resources.close()
+        with _open(cfg) as rag:
+            counts = rag.graph.stats()
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"graph: {counts['nodes']:,} nodes, {counts['edges']:,} edges")
@@ -462,9 +451,8 @@ def graph_partitions(params: ParamsOption = Path("params.yaml"), config: Overlay
     """List committed partitions (seed first, then enrichments, additions, removals) and their DVC records."""
     cfg = _config(params, config)
     try:
-        resources = _resources(cfg)
-        rows = resources.writer.partitions()
-        resources.close()
+        with _open(cfg) as rag:
+            rows = rag.graph.partitions()
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title="graph partitions")
@@ -488,13 +476,12 @@ def graph_show(
     """An entity, its description and its strongest 1-hop edges with their evidence."""
     cfg = _config(params, config)
     try:
-        resources = _resources(cfg)
-        matches = resources.store.find_nodes(entity)
-        if not matches:
-            _fail(EnrichRagError(f"no entity matching '{entity}'"))
-        node = matches[0]
-        edges = resources.store.neighbors([node["id"]], limit=limit).edges
-        resources.close()
+        with _open(cfg) as rag:
+            matches = rag.resources.store.find_nodes(entity)
+            if not matches:
+                raise EnrichRagError(f"no entity matching '{entity}'")
+            node = matches[0]
+            edges = rag.resources.store.neighbors([node["id"]], limit=limit)
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"{node['name']} ({node['type']}): {node['description']}", show_lines=False)
@@ -572,15 +559,23 @@ def serve(
 def evaluate(
     config: Annotated[Path, typer.Option("--config", help="configs/<dataset>.yaml")],
     params: ParamsOption = Path("params.yaml"),
-    limit: Annotated[int, typer.Option(help="only the first N sampled questions")] = 0,
+    limit: Annotated[int, typer.Option(help="only the first N sampled questions (a smoke run)")] = 0,
+    methods: Annotated[
+        list[str] | None, typer.Option("--methods", help="run only these of the config's methods now (repeat, or comma-separated)")
+    ] = None,
 ) -> None:
-    """Methods x metrics on one benchmark; the same run as `python run_evaluation.py --config ...`."""
+    """Methods x metrics on one benchmark (`python run_evaluation.py` takes the same flags). An
+    interrupted run keeps its finished answers; the same command resumes it."""
     from enrich_rag.eval.runner import run_evaluation
 
+    only = tuple(m for value in methods or () for m in value.split(",") if m)
     try:
-        run_evaluation(params, config, limit)
+        run_evaluation(params, config, limit, only)
     except EnrichRagError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        console.print("interrupted: finished answers are saved; rerun the same command to resume")
+        raise typer.Exit(130) from None
 
 
 @testset_app.command("generate")

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.index.embeddings import search
@@ -126,12 +126,11 @@ def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
     )
 
 
-def agent_method(resources: Resources, name: str) -> Callable[[QAItem], Prediction]:
+def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
-    agent = Agent(
-        resources,
-        dataclasses.replace(resources.config.agent, **AGENT_OVERRIDES.get(name, {})),
-        dataclasses.replace(resources.config.evidence, **overrides),
+    config = session.config
+    agent = session.agent(
+        dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
     )
 
     def run(item: QAItem) -> Prediction:
@@ -187,11 +186,12 @@ def _graph_record(trace) -> dict[str, Any]:
     }
 
 
-def make_method(name: str, resources: Resources, llm: CountingLLM) -> Callable[[QAItem], Prediction]:
+def make_method(name: str, session: Session, llm: CountingLLM) -> Callable[[QAItem], Prediction]:
     if name not in METHODS:
         raise ConfigError(f"unknown method '{name}' (expected one of: {', '.join(METHODS)})")
+    resources = session.resources
     if name in AGENT_METHODS:
-        run = agent_method(resources, name)
+        run = agent_method(session, name)
     elif name == "oracle":
         run = lambda item: oracle(resources, llm, item)  # noqa: E731
     else:

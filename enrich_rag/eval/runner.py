@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.config import Config, EvalConfig, load_config
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
@@ -190,12 +190,11 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
 
     llm = CountingLLM(make_llm(config.llm))
-    readonly = Resources(config, llm=llm)
+    readonly = Session(config, llm=llm, reconcile=False)  # the build itself is never written
+    # Each enriching method grows its own copy; an interrupted enrichment is finished or rolled back first.
     writing = {
-        m: Resources(writable_copy(config, run_dir / workspace_name(m)), llm=llm) for m in running if AGENT_METHODS.get(m, (False,))[0]
+        m: Session(writable_copy(config, run_dir / workspace_name(m)), llm=llm) for m in running if AGENT_METHODS.get(m, (False,))[0]
     }
-    for resources in writing.values():
-        resources.writer.reconcile()  # an interrupted enrichment is finished or rolled back before anything else
     methods = {m: make_method(m, writing.get(m, readonly), llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)
 
@@ -212,8 +211,8 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
                 fh.flush()
                 os.fsync(fh.fileno())
     finally:
-        for resources in (readonly, *writing.values()):
-            resources.close()
+        for session in (readonly, *writing.values()):
+            session.close()
     rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
     write_report(rows, ev, config, run_dir)
     return run_dir

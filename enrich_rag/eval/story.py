@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from enrich_rag.agent.loop import Agent, Answer
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.loop import Answer
+from enrich_rag.agent.session import Session
 from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError
 from enrich_rag.eval.metrics import exact_match
@@ -54,9 +54,10 @@ def tell(
     built first when it is missing or stale, as an evaluation would."""
     if config.eval.questions:
         ensure_built(config, config.eval)
-    resources = Resources(writable_copy(config, workdir), llm=llm, extractor=extractor)
+    session = Session(writable_copy(config, workdir), llm=llm, extractor=extractor)
+    resources = session.resources
     try:
-        agent = Agent(resources)
+        agent = session.agent()
         gold = list(story["answers"])
         before = agent.answer(story["question"], allow_enrich=False)
         after = agent.answer(story["question"])
@@ -76,7 +77,7 @@ def tell(
             "facts": facts,
         }
     finally:
-        resources.close()
+        session.close()
 
 
 def pick(rows: list[dict[str, Any]], seed_method: str = "enrichrag_no_enrich", method: str = "enrichrag") -> dict[str, Any] | None:

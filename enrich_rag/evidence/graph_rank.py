@@ -16,7 +16,7 @@ question, not the graph size.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +27,8 @@ from enrich_rag.config import EmbeddingsConfig, RetrievalConfig
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
-from enrich_rag.storage.passages import Passage, PassageStore
-from enrich_rag.storage.schema import COOCCURS
+from enrich_rag.storage.neighbourhood import Link, Neighbourhood
+from enrich_rag.storage.passages import Passage, PassageStore, normalised
 
 PAGERANK_ITERATIONS = 50
 PAGERANK_TOLERANCE = 1e-8
@@ -37,34 +37,26 @@ TOP_ENTITIES = 10  # entities handed on as PCST prizes for the evidence subgraph
 
 
 @dataclass
-class Neighbourhood:
-    """The question's bounded graph, read from DuckDB once per round: PageRank walks it and the evidence
-    tree (agent/enrich_context.py) is cut from it, so both read the same graph."""
-
-    links: list[dict[str, Any]] = field(default_factory=list)  # entity-passage links (node, chunk_id, count, is_title)
-    facts: list[dict[str, Any]] = field(default_factory=list)  # named-relation facts among its entities
-    names: dict[str, str] = field(default_factory=dict)  # entity id -> name
-    mass: dict[str, float] = field(default_factory=dict)  # node or chunk id -> PageRank mass
-    reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight
-    dense: dict[str, float] = field(default_factory=dict)  # chunk id -> dense relevance to the question, in [0, 1]
-
-
-@dataclass
 class Walk:
     passages: list[tuple[str, float]]  # chunk id, PageRank mass; best first
     entities: dict[str, float]  # the entities with the most mass, relative to the first
     reset: dict[str, float]  # node or chunk id -> reset weight
     size: tuple[int, int]  # (nodes, edges) of the walked neighbourhood
-    neighbourhood: Neighbourhood = field(default_factory=Neighbourhood)
+    mass: dict[str, float] = field(default_factory=dict)  # node or chunk id -> PageRank mass
 
 
 @dataclass
 class GraphRanking:
+    """One round's walk: PageRank's passages, and the neighbourhood it walked, which the evidence tree
+    (agent/enrich_context.py) is cut from without reading the graph again."""
+
     passages: list[Passage]  # best first, `score` = PageRank mass relative to the first
     reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight
     size: tuple[int, int] = (0, 0)  # (nodes, edges) of the walked neighbourhood
     entities: dict[str, float] = field(default_factory=dict)  # top entities by PageRank, relative to the first
     neighbourhood: Neighbourhood = field(default_factory=Neighbourhood)
+    mass: dict[str, float] = field(default_factory=dict)  # node or chunk id -> PageRank mass
+    dense: dict[str, float] = field(default_factory=dict)  # chunk id -> dense relevance to the question, in [0, 1]
 
     def record(self) -> dict[str, Any]:
         seeds = sorted(self.reset.items(), key=lambda kv: -kv[1])[:RECORD_TOP]
@@ -106,45 +98,27 @@ def personalized_pagerank(
     return p
 
 
-def entry_points(
-    question: str,
-    *,
-    store: GraphStore,
-    graph_index: Any,
-    config: RetrievalConfig,
-    embeddings: EmbeddingsConfig,
-    query_entities: Iterable[str] = (),
-) -> dict[str, float]:
-    """Entities the question points at, with weights: graph-index facts (both ends) and entities, and
-    the question's own names."""
-    hits = search_graph(graph_index, question, config.graph_entry_points, embeddings) if config.graph_entry_points else []
+def entry_weights(hits: list[dict[str, Any]], hood: Neighbourhood, query_entities: Iterable[str] = ()) -> dict[str, float]:
+    """Entities the question points at, with weights: graph-index entities and both ends of the facts it
+    hit (`hood.hits`, as stored), and the question's own names."""
     weights: dict[str, float] = {}
     score = {h["id"]: max(h["score"], 0.0) for h in hits}
     for hit in hits:
         if hit.get("kind") == "node":
             weights[hit["id"]] = weights.get(hit["id"], 0.0) + score[hit["id"]]
-    for edge in store.edges_by_ids([h["id"] for h in hits if h.get("kind") == "edge"]):
-        for end in (edge["src"], edge["dst"]):
-            weights[end] = weights.get(end, 0.0) + score[edge["id"]]
+    for edge in hood.hits:
+        for end in (edge.src, edge.dst):
+            weights[end] = weights.get(end, 0.0) + score[edge.id]
     for name in query_entities:
         weights[node_id(name)] = weights.get(node_id(name), 0.0) + 1.0
     return weights
 
 
-def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig, limit: int) -> Walk:
+def walk(hood: Neighbourhood, entities: dict[str, float], dense: dict[str, float], config: RetrievalConfig, limit: int) -> Walk:
     """PageRank from weighted entry entities and dense passage scores (chunk id -> score in [0, 1]) over
     their bounded neighbourhood: the top `limit` passages and the top entities."""
-    # The neighbourhood, two link hops out: the entry entities and the ends of their facts, with their
-    # passages; the entities those passages and the dense ones mention, with their passages.
-    first = store.links(node_ids=list(entities))
-    degree = {r["node"]: r["degree"] for r in first}
-    facts = [e for e in store.neighbors(list(degree), limit=config.max_links).edges if e["relation"] != COOCCURS]
-    ends = [end for e in facts for end in (e["src"], e["dst"])]
-    near = _capped(store.links(node_ids=list(degree) + ends, chunk_ids=list(dense)), config.max_links)
-    far = _capped(store.links(node_ids=[r["node"] for r in near]), config.max_links)
-    links = list({(r["node"], r["chunk_id"]): r for r in near + far}.values())
-    hood = Neighbourhood(links, facts, dense=dict(dense))
-
+    degree, links = hood.degree, hood.links
+    ends = [end for e in hood.facts for end in (e.src, e.dst)]
     # Reset mass: an entity's weight spread over its passages (specific entities count more), and a
     # small share for the dense passages.
     reset = {entity: weight / degree[entity] for entity, weight in entities.items() if entity in degree and weight > 0}
@@ -152,75 +126,71 @@ def walk(store: GraphStore, entities: dict[str, float], dense: dict[str, float],
         if score > 0:
             reset[chunk] = reset.get(chunk, 0.0) + config.passage_weight * score
 
-    chunks = list(dict.fromkeys([*dense, *(r["chunk_id"] for r in links)]))
+    chunks = list(dict.fromkeys([*dense, *(r.chunk_id for r in links)]))
     index = {key: i for i, key in enumerate(chunks)}
-    for key in [*(r["node"] for r in links), *ends, *degree]:
+    for key in [*(r.node for r in links), *ends, *degree]:
         index.setdefault(key, len(index))
-    weighted = [(index[r["node"]], index[r["chunk_id"]], _link_weight(r, config.title_weight)) for r in links]
-    weighted += [(index[e["src"]], index[e["dst"]], 1.0) for e in facts]
+    weighted = [(index[r.node], index[r.chunk_id], _link_weight(r, config.title_weight)) for r in links]
+    weighted += [(index[e.src], index[e.dst], 1.0) for e in hood.facts]
     pointers = [(index[a], index[b], w * config.page_links) for a, b, w in _page_links(links)] if config.page_links else []
     size = (len(index), len(weighted))
-    hood.reset = reset
     if not reset:
-        hood.mass = {c: dense.get(c, 0.0) for c in chunks}
-        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size, hood)
+        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size, {c: dense.get(c, 0.0) for c in chunks})
     vector = np.zeros(len(index))
     for key, weight in reset.items():
         vector[index[key]] = weight
     scores = personalized_pagerank(weighted, vector, config.damping, pointers)
-    hood.mass = {key: float(scores[i]) for key, i in index.items()}
+    mass = {key: float(scores[i]) for key, i in index.items()}
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
     nodes = sorted(list(index)[len(chunks) :], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
     top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
-    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size, hood)
+    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size, mass)
 
 
 def rank_passages(
     question: str,
+    corpus_hits: Sequence[Passage],
     *,
     store: GraphStore,
     graph_index: Any,
-    corpus: Callable[[str, int], list[Passage]],
     passages: PassageStore,
     config: RetrievalConfig,
     embeddings: EmbeddingsConfig,
     query_entities: Iterable[str] = (),
     limit: int = 10,
 ) -> GraphRanking:
-    entities = entry_points(
-        question, store=store, graph_index=graph_index, config=config, embeddings=embeddings, query_entities=query_entities
-    )
-    hits = corpus(question, config.graph_passages)
-    top = max((p.score for p in hits), default=0.0) or 1.0
-    dense = {p.id: p.score / top for p in hits}
-    walked = walk(store, entities, dense, config, limit)
+    """`corpus_hits`: the round's one corpus search (its top `retrieval.graph_passages` seed the walk)."""
+    hits = search_graph(graph_index, question, config.graph_entry_points, embeddings) if config.graph_entry_points else []
+    top_hits = normalised(list(corpus_hits)[: config.graph_passages])
+    dense = {p.id: p.score for p in top_hits}
+    named = [h["id"] for h in hits if h.get("kind") == "node"] + [node_id(name) for name in query_entities]
+    edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
+    hood = store.neighbourhood(named, edge_ids, list(dense), config.max_links)
+    walked = walk(hood, entry_weights(hits, hood, query_entities), dense, config, limit)
     ranked = walked.passages
     found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
     return GraphRanking(
-        [found[c].scored(mass / best) for c, mass in ranked if c in found], walked.reset, walked.size, walked.entities, walked.neighbourhood
+        [found[c].scored(mass / best) for c, mass in ranked if c in found],
+        walked.reset,
+        walked.size,
+        walked.entities,
+        hood,
+        walked.mass,
+        dense,
     )
 
 
-def _page_links(links: list[dict[str, Any]]) -> list[tuple[str, str, float]]:
+def _page_links(links: list[Link]) -> list[tuple[str, str, float]]:
     """(passage, page, weight): a passage's mention of an entity, pointed at that entity's own page."""
     pages: dict[str, list[str]] = {}
     for r in links:
-        if r["is_title"]:
-            pages.setdefault(r["node"], []).append(r["chunk_id"])
+        if r.is_title:
+            pages.setdefault(r.node, []).append(r.chunk_id)
     return [
-        (r["chunk_id"], page, _link_weight(r, 1.0))
-        for r in links
-        if not r["is_title"]
-        for page in pages.get(r["node"], ())
-        if page != r["chunk_id"]
+        (r.chunk_id, page, _link_weight(r, 1.0)) for r in links if not r.is_title for page in pages.get(r.node, ()) if page != r.chunk_id
     ]
 
 
-def _link_weight(link: dict[str, Any], title_weight: float) -> float:
-    return (1.0 + math.log(max(link["count"], 1))) * (title_weight if link["is_title"] else 1.0)
-
-
-def _capped(links: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
-    """Keep the neighbourhood bounded: title links and specific entities first (low degree)."""
-    return sorted(links, key=lambda r: (not r["is_title"], r["degree"], r["node"], r["chunk_id"]))[:cap]
+def _link_weight(link: Link, title_weight: float) -> float:
+    return (1.0 + math.log(max(link.count, 1))) * (title_weight if link.is_title else 1.0)

@@ -23,7 +23,7 @@ from enrich_rag.evidence.rerank import Reranker, ranker_view
 from enrich_rag.index.embeddings import search
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.graph_store import GraphStore
-from enrich_rag.storage.passages import Passage, PassageStore
+from enrich_rag.storage.passages import Passage, PassageStore, normalised
 from enrich_rag.text import bare_title, content_words, first_sentence, mentions
 
 LEAD_CHARS = 300
@@ -53,7 +53,7 @@ def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store
     def corpus(query: str, limit: int) -> list[Passage]:
         hits = search(corpus_index, query, limit, config.embeddings, columns=())
         found = {p.id: p for p in passages.by_ids([h["id"] for h in hits])}
-        return _normalised([found[h["id"]].scored(h["score"]) for h in hits if h["id"] in found])
+        return normalised([found[h["id"]].scored(h["score"]) for h in hits if h["id"] in found])
 
     def graph(query: str, limit: int) -> list[Passage]:
         """Graph-index hits -> the chunks their facts come from (a node's own passage names it as subject)."""
@@ -62,17 +62,12 @@ def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store
         edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
         assert store is not None  # `graph` is only handed out with a store (below)
         chunk_ids = [e["chunk_id"] for e in store.edges_by_ids(edge_ids)]
-        chunk_ids += [e["chunk_id"] for e in store.neighbors(nodes, limit=limit * 10).edges if e["src"] in nodes]
+        chunk_ids += [e["chunk_id"] for e in store.neighbors(nodes, limit=limit * 10) if e["src"] in nodes]
         ranked = list(dict.fromkeys(chunk_ids))[:GRAPH_CHUNKS_PER_QUERY]
         found = {p.id: p for p in passages.by_ids(ranked)}
         return [found[c].scored(1.0 - i / (len(ranked) + 1)) for i, c in enumerate(ranked) if c in found]
 
     return Retrieval(corpus, graph if graph_index is not None and store is not None else None)
-
-
-def _normalised(hits: list[Passage]) -> list[Passage]:
-    top = max((h.score for h in hits), default=0.0)
-    return [h.scored(h.score / top if top > 0 else 0.0) for h in hits]
 
 
 def lead(view: View) -> View:
@@ -175,10 +170,14 @@ def select_evidence(
     rerank: Reranker,
     nlp,
     extra: Sequence[Passage] = (),
+    hits: Sequence[Passage] | None = None,
 ) -> Selection:
+    """`hits`: the question's own corpus search when the caller already made it (the agent's round makes
+    one for PageRank and selection alike); its top K x RELEVANCE_POOL_FACTOR are read."""
     ranker = entity_ranker(cfg)
     # One wide search gives both the top-K candidates and each passage's relevance to the whole question.
-    wide = retrieval.corpus(analysis.question, cfg.candidates * RELEVANCE_POOL_FACTOR)
+    pool_size = cfg.candidates * RELEVANCE_POOL_FACTOR
+    wide = normalised(list(hits)[:pool_size]) if hits is not None else retrieval.corpus(analysis.question, pool_size)
     relevance = {p.id: p.score for p in wide}
     pool = {p.id: p for p in wide[: cfg.candidates]}
     for part in analysis.parts:  # comparison: each entity's part gets its own search

@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.agent.trace import QueryStopped
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
@@ -147,11 +147,12 @@ def app_from_environment() -> FastAPI:
     return app
 
 
-def create_app(config: Config, resources: Resources | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
-    """`host`: the address the server is bound to (Host headers are held to it); `allowed_hosts`: more
-    names it may be reached by."""
-    resources = resources or Resources(config)
-    resources.writer.reconcile()
+def create_app(config: Config, session: Session | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
+    """`session`: the opened project (reconciled; default: opened here from `config`). `host`: the
+    address the server is bound to (Host headers are held to it); `allowed_hosts`: more names it may
+    be reached by."""
+    session = session or Session(config)
+    resources = session.resources
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
     state: dict[str, Any] = {"overlay": settings_io.load(settings_path), "stamp": _stamp(settings_path)}
     lock = threading.Lock()
@@ -176,7 +177,7 @@ def create_app(config: Config, resources: Resources | None = None, host: str = "
 
     def agent() -> Agent:
         effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, overlay())))
-        return Agent(resources, effective.agent, effective.evidence)
+        return session.agent(effective.agent, effective.evidence)
 
     def settings_view() -> dict[str, Any]:
         current = overlay()

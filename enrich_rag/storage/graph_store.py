@@ -20,7 +20,6 @@ import hashlib
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from filelock import FileLock
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.atomic import staging_path
 from enrich_rag.storage.ids import node_id, normalize_name
+from enrich_rag.storage.neighbourhood import NEIGHBOURHOOD_SQL, Neighbourhood, neighbourhood_from_row
 from enrich_rag.storage.partitions import (
     ALL_TABLES,
     PART_FILE,
@@ -50,18 +50,6 @@ _DUCKDB_TYPES = {"string": "VARCHAR", "float": "FLOAT", "int32": "INTEGER", "boo
 INDEX_LOOKUP_BATCH = 48
 # Names carry the match; a short description disambiguates (and long texts cost embedding time).
 NODE_DESCRIPTION_CHARS = 100
-
-
-@dataclass(frozen=True)
-class Neighborhood:
-    """Edges touching the seed ids (either direction), with both end names, and the seeds' rows."""
-
-    seeds: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
-
-    def node_names(self) -> dict[str, str]:
-        names = {e["src"]: e["src_name"] for e in self.edges} | {e["dst"]: e["dst_name"] for e in self.edges}
-        return names | {n["id"]: n["name"] for n in self.seeds}
 
 
 def _rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -308,7 +296,7 @@ class GraphStore:
             self._refresh(full=True)
             return dict(self.damaged)
 
-    def _query(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    def _query(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
         with self._lock:
             self._refresh()
             try:
@@ -348,11 +336,11 @@ class GraphStore:
             [needle, needle, int(limit)],
         )
 
-    def neighbors(self, ids: list[str], limit: int | None = None) -> Neighborhood:
+    def neighbors(self, ids: list[str], limit: int | None = None) -> list[dict[str, Any]]:
+        """Edges touching these ids (either direction), most confident first."""
         if not ids:
-            return Neighborhood([], [])
-        seeds = sorted(set(ids))
-        edges = self._query(
+            return []
+        return self._query(
             f"""
             SELECT * FROM edges WHERE src IN (SELECT unnest($1::VARCHAR[]))
             UNION ALL
@@ -360,9 +348,16 @@ class GraphStore:
                                   AND src NOT IN (SELECT unnest($1::VARCHAR[]))
             ORDER BY confidence DESC, id {"LIMIT " + str(int(limit)) if limit else ""}
             """,
-            [seeds],
+            [sorted(set(ids))],
         )
-        return Neighborhood(self.nodes_by_ids(seeds), edges)
+
+    def neighbourhood(self, nodes: list[str], edge_ids: list[str], chunk_ids: list[str], cap: int) -> Neighbourhood:
+        """A question's bounded graph in one query (storage/neighbourhood.py): from the entities it names
+        (`nodes`), the graph-index facts it hit (`edge_ids`) and its dense passages (`chunk_ids`)."""
+        row = self._query(
+            NEIGHBOURHOOD_SQL, {"nodes": sorted(set(nodes)), "edges": list(edge_ids), "chunks": sorted(set(chunk_ids)), "cap": int(cap)}
+        )[0]
+        return neighbourhood_from_row(row)
 
     def edges_by_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         if not ids:

@@ -169,3 +169,9 @@ class PassageStore:
             if self._con is not None:
                 self._con.close()
                 self._con, self._signature = None, None
+
+
+def normalised(hits: list[Passage]) -> list[Passage]:
+    """Scores relative to the best hit, in [0, 1]: one search's scores on a scale another can share."""
+    top = max((h.score for h in hits), default=0.0)
+    return [h.scored(h.score / top if top > 0 else 0.0) for h in hits]

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.loop import Agent, QueryError
+from enrich_rag.agent.loop import QueryError
 from enrich_rag.agent.resources import Resources
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
+from tests.conftest import make_agent
 
 QUESTION = "Where was the director of Inception born?"
 
@@ -24,13 +25,13 @@ def _resources(config, llm, extractor):
 def enrich_graph(question, resources, limit_chunks):
     """One EnrichGraph round with the template expansion query (no LLM call)."""
     agent_cfg = dataclasses.replace(resources.config.agent, enrich_chunks=limit_chunks, expansion="template")
-    return Agent(resources, agent_cfg).enrich(question, [])
+    return make_agent(resources, agent_cfg).enrich(question, [])
 
 
 def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, embedded_llm, spacy_extractor):
     # A threshold no answer can meet forces exactly one enrichment round whatever the model says.
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, ppl_threshold=1.0, max_enrich_rounds=1))
-    agent = Agent(_resources(config, embedded_llm, spacy_extractor))
+    agent = make_agent(_resources(config, embedded_llm, spacy_extractor))
     answer = agent.answer(QUESTION)
     tools = answer.trace.tools()
     assert {"EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph"} <= set(tools)
@@ -56,7 +57,7 @@ def test_enrichment_persists_for_a_related_question_without_reextraction(gap_con
     assert first.partition and "nolan::c0" in first.new_chunks
     again = enrich_graph("Which university did Christopher Nolan study at?", resources, limit_chunks=4)
     assert "nolan::c0" not in again.new_chunks  # already covered by the graph
-    answer = Agent(resources).answer("Where was Christopher Nolan born?", allow_enrich=False)
+    answer = make_agent(resources).answer("Where was Christopher Nolan born?", allow_enrich=False)
     assert not [s for s in answer.trace.steps if s.tool == "EnrichGraph"]
     assert any("born in London" in c.evidence for c in answer.citations)
 
@@ -116,7 +117,7 @@ def test_rollback_removes_partition_index_rows_and_dvc_record(gap_config, embedd
 @pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "x" * 5000])
 def test_bad_questions_are_rejected_with_one_line(gap_config, embedded_llm, spacy_extractor, bad):
     with pytest.raises(QueryError):
-        Agent(_resources(gap_config, embedded_llm, spacy_extractor)).answer(bad)
+        make_agent(_resources(gap_config, embedded_llm, spacy_extractor)).answer(bad)
 
 
 @pytest.mark.slow  # the CLI loads the real model

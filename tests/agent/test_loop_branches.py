@@ -29,6 +29,7 @@ from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 from enrich_rag.storage.workspace import writable_copy
+from tests.conftest import make_agent
 from tests.scripted_llm import ScriptedLLM
 
 QUESTION = "Where was the director of Inception born?"
@@ -68,10 +69,12 @@ def world(tmp_path_factory, spacy_extractor):
     return config
 
 
-def _agent(config, tmp_path, spacy_extractor, script, **agent):
+def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
+    """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
-    return Agent(resources, dataclasses.replace(copy.agent, **agent)), resources
+    evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
+    return make_agent(resources, dataclasses.replace(copy.agent, **agent), evidence), resources
 
 
 def _outputs(answer, tool):
@@ -103,8 +106,8 @@ def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
 
 
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)])
-    agent.evidence = dataclasses.replace(agent.evidence, selection="pagerank")  # PageRank's passages widen each iteration
+    # PageRank's passages widen each iteration
+    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)], selection="pagerank")
     answer = agent.answer(QUESTION, allow_enrich=False)
     checks = _outputs(answer, "CheckSufficiency")
     assert 1 <= len(checks) <= 2
@@ -117,8 +120,8 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
 
 def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
     """Its selection runs once; later iterations keep it first and add PageRank's next passage."""
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)], max_iterations=3)
-    agent.evidence = dataclasses.replace(agent.evidence, selection="entity_first")
+    script = [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, selection="entity_first", max_iterations=3)
     answer = agent.answer(QUESTION, allow_enrich=False)
     contexts = _outputs(answer, "EnrichContext")
     assert ["selection" in c for c in contexts] == [True] + [False] * (len(contexts) - 1)
@@ -129,8 +132,8 @@ def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path
 
 
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)], min_gain=0.0)
-    agent.evidence = dataclasses.replace(agent.evidence, selection="pagerank")
+    script = [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_gain=0.0)
     answer = agent.answer(QUESTION, allow_enrich=False)
     answers = [o["answer"] for o in _outputs(answer, "CheckSufficiency")]
     assert answers == ["Paris", "London", "Rome"]  # 2, 3, then 4 passages
@@ -193,10 +196,8 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
 ):
     """Which passage surfaces is arranged here (the last passage of the retry's PageRank list, as if the new
     facts had lifted it); the enrichment, the ranking and the prompts are the real loop's."""
-    agent, _ = _agent(
-        world, tmp_path, spacy_extractor, [("Paris", 20.0), ("Rome", 12.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=2
-    )
-    agent.config = dataclasses.replace(agent.config, retry_context=retry_context)
+    script = [("Paris", 20.0), ("Rome", 12.0), ("London", 1.1)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=2, retry_context=retry_context)
     lifted = []
 
     def surfaced(before, ranking):
@@ -305,28 +306,31 @@ def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_las
     assert drawn == set(answer.subgraph["context"]) == {c.chunk_id for c in answer.citations if c.chunk_id in drawn}
 
 
-def test_the_graph_is_read_once_a_round(world, tmp_path, spacy_extractor, monkeypatch):
-    """GraphRank's one DuckDB read of the neighbourhood serves the tree too: EnrichContext reads no
-    neighbourhood and searches no graph index of its own, however many iterations."""
-    from enrich_rag.evidence import graph_rank
-    from enrich_rag.storage.graph_store import GraphStore
+def test_a_round_reads_the_graph_once_and_searches_the_corpus_once(world, tmp_path, spacy_extractor):
+    """Every store and index call of a question, by tool: GraphRank reads the neighbourhood in one DuckDB
+    query and searches each index once; the tree (EnrichContext) reads nothing from the store, however
+    many iterations; entity-first's micro-queries are its only other corpus searches."""
+    from benchmarks.store_calls import CallCounter
 
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0, edge_cost=0.05)
-    calls = {"neighbors": 0, "links": 0, "search_graph": 0}
-
-    def counted(name, real):
-        def call(*a, **k):
-            calls[name] += 1
-            return real(*a, **k)
-
-        return call
-
-    for name in ("neighbors", "links"):
-        monkeypatch.setattr(GraphStore, name, counted(name, getattr(GraphStore, name)))
-    monkeypatch.setattr(graph_rank, "search_graph", counted("search_graph", graph_rank.search_graph))
-    answer = agent.answer(QUESTION, allow_enrich=False)
+    agent, resources = _agent(
+        world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0, edge_cost=0.05
+    )
+    agent.answer("Who directed Inception?", allow_enrich=False)  # indexes and models load outside the count
+    counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})
+    with counter.installed():
+        answer = agent.answer(QUESTION, allow_enrich=False)
     assert len(_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
-    assert calls == {"neighbors": 1, "links": 3, "search_graph": 1}  # one neighbourhood read: the walk's
+    calls = counter.by_tool()
+    assert calls["GraphRank"] == {
+        "GraphStore.neighbourhood": 1,
+        "PassageStore.by_ids": 2,  # the corpus hits, PageRank's passages
+        "corpus index search": 1,
+        "graph index search": 1,
+    }
+    micro_queries = sum(len(r["micro_queries"]) for r in _outputs(answer, "EnrichContext")[0]["selection"]["rounds"])
+    assert calls["EnrichContext"] == {"PassageStore.by_ids": micro_queries, "corpus index search": micro_queries}
+    assert set(calls) == {"AnalyzeQuery", "GraphRank", "EnrichContext"}  # CheckSufficiency and AnalyzeDecide read no store
+    assert calls["AnalyzeQuery"] == {"GraphStore.nodes_by_ids": 1}  # the question's n-grams that name a graph entity
 
 
 def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, tmp_path, spacy_extractor):
@@ -342,16 +346,14 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     reply = '{"facts": [["Christopher Nolan", "directed", "Inception"]]}'
     deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]), fact_prompt)
     resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
-    agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
+    agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
     assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it
     answer = agent.answer(QUESTION)
     enriched = _outputs(answer, "EnrichGraph")[0]
     assert "inception::c0" in enriched["unread_candidates"]  # ... but not deeply
     assert enriched["partition"] and deep.replies == len(enriched["new_chunks"])
     assert resources.store.chunks_read_by(["inception::c0"], "llm") == {"inception::c0"}
-    written = [
-        e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]).edges if e["extractor"] == "llm"
-    ]
+    written = [e for e in resources.store.neighbors([n["id"] for n in resources.store.find_nodes("Inception")]) if e["extractor"] == "llm"]
     assert written and written[0]["evidence"] == "Christopher Nolan directed Inception."
     by_partition = {p["partition"]: p["extractors"] for p in resources.writer.partitions()}
     assert set(by_partition[enriched["partition"]]) == {"llm"} and "spacy" in by_partition["seed"]  # which extractor wrote what
@@ -370,7 +372,7 @@ def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(
     for targets in ("ranked", "beyond_context"):
         deep = LLMExtractor(ScriptedLLM([('{"facts": []}', 1.0)]), fact_prompt)
         resources = Resources(writable_copy(copy, tmp_path / targets), llm=ScriptedLLM([("Paris", 20.0)]), extractor=deep)
-        agent = Agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets))
+        agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets))
         answer = agent.answer(QUESTION)
         read_whole = set(_outputs(answer, "EnrichContext")[0]["chunk_ids"])
         runs[targets] = (read_whole, set(_outputs(answer, "EnrichGraph")[0]["new_chunks"]))

@@ -80,7 +80,7 @@ def test_trimming_drops_the_leaf_worth_least_not_the_one_under_the_poorest_inner
 def test_a_pages_further_chunks_are_prized_below_another_page():
     """One page's continuation hangs off its entity almost for free; at full prize a wider budget would
     read it before the other page a comparison needs."""
-    from enrich_rag.agent.enrich_context import SAME_PAGE_SHARE, passage_prizes
+    from enrich_rag.agent.enrich_context import SAME_PAGE_SHARE, entity_scores, passage_prizes
     from enrich_rag.config import EvidenceConfig
     from enrich_rag.storage.passages import Passage
 
@@ -89,7 +89,8 @@ def test_a_pages_further_chunks_are_prized_below_another_page():
     b0 = Passage("b::c0", "b", "El Santo", "El Santo is a 1960 film directed by Miguel Delgado.")
     entities = ["Song of the Eagle", "El Santo"]
     pagerank = {"a::c0": 1.0, "a::c1": 1.0, "b::c0": 0.5}
-    prizes = passage_prizes([a0, a1, b0], entities, {}, EvidenceConfig(), pagerank=pagerank)
-    full = passage_prizes([a1], entities, {}, EvidenceConfig(), pagerank=pagerank)["a::c1"]
+    scores = entity_scores([a0, a1, b0], entities, {}, EvidenceConfig())
+    prizes = passage_prizes([a0, a1, b0], scores, pagerank=pagerank)
+    full = passage_prizes([a1], scores, pagerank=pagerank)["a::c1"]
     assert prizes["a::c1"] == SAME_PAGE_SHARE * full < prizes["b::c0"]
     assert prizes["a::c0"] == full

@@ -1,10 +1,10 @@
-"""enrich_rag/bench/compare_readers.py: per-method ratios of two readers' runs, and whether only the reader differs."""
+"""benchmarks/compare_readers.py: per-method ratios of two readers' runs, and whether only the reader differs."""
 
 import json
 
 import yaml
 
-from enrich_rag.bench import compare_readers
+from benchmarks import compare_readers
 
 
 def _run(path, model, em, threads=2, k=2, max_new_tokens=16):

@@ -1,9 +1,9 @@
-"""enrich_rag/bench/compare_runs.py: two methods of one run, paired, on the questions another run did not hold."""
+"""benchmarks/compare_runs.py: two methods of one run, paired, on the questions another run did not hold."""
 
 import json
 import sys
 
-from enrich_rag.bench import compare_runs
+from benchmarks import compare_runs
 
 
 def _predictions(folder, rows):

@@ -1,6 +1,6 @@
-"""enrich_rag/bench/graph_recall.py: recall of PageRank's ranking read from a run's traces, by document."""
+"""benchmarks/graph_recall.py: recall of PageRank's ranking read from a run's traces, by document."""
 
-from enrich_rag.bench import graph_recall
+from benchmarks import graph_recall
 
 
 def _row(qid, method, ranks, partitions=()):

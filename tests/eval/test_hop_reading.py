@@ -3,7 +3,7 @@ chained answer replaces the reader's own."""
 
 import pytest
 
-from enrich_rag.bench.hop_reading import follow, parse_chain
+from benchmarks.hop_reading import follow, parse_chain
 from tests.scripted_llm import ScriptedLLM
 
 

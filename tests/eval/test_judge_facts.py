@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from enrich_rag.bench.judge_facts import calibration_facts, corrected, precision_interval, youden_threshold
+from benchmarks.judge_facts import calibration_facts, corrected, precision_interval, youden_threshold
 from enrich_rag.text import content_words
 from tests.conftest import PROJECT_ROOT
 

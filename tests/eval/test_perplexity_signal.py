@@ -2,7 +2,7 @@
 
 import math
 
-from enrich_rag.bench.perplexity_signal import auroc, iteration_rules, keep_rules, signal
+from benchmarks.perplexity_signal import auroc, iteration_rules, keep_rules, signal
 
 
 def test_auroc_is_one_when_every_right_answer_reads_better_and_a_half_when_perplexity_says_nothing():

@@ -71,9 +71,9 @@ def _rank(config, nlp, keep_open=False):
     retrieval = resources.retrieval()
     ranking = rank_passages(
         QUESTION,
+        retrieval.corpus(QUESTION, config.retrieval.graph_passages),
         store=resources.store,
         graph_index=resources.graph_index,
-        corpus=retrieval.corpus,
         passages=resources.passages,
         config=config.retrieval,
         embeddings=config.embeddings,
@@ -142,7 +142,7 @@ def test_the_evidence_tree_reads_both_hops_and_draws_exactly_what_it_read(bridge
     bridge = node_id("Korvel Imbrecht")
     assert bridge in ranking.entities  # the second hop's entity carries PageRank mass though the question never names it
     agent, evidence = bridge_config.agent, bridge_config.evidence
-    sub = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 2)
+    sub = enrich_context(QUESTION, analysis.entities, ranking, agent, evidence, 2)
     assert [p.doc_id for p in sub.passages] == ["zanthorium", "imbrecht"]  # tree order: the question's entity first
     assert bridge in {n["id"] for n in sub.nodes} and node_id("Zanthorium") in sub.entry_ids
     drawn = {n["chunk_id"] for n in sub.nodes if n["kind"] == "passage"}
@@ -150,7 +150,7 @@ def test_the_evidence_tree_reads_both_hops_and_draws_exactly_what_it_read(bridge
     assert all(e["src"] in {n["id"] for n in sub.nodes} and e["dst"] in {n["id"] for n in sub.nodes} for e in sub.edges)
     assert any(e["kind"] == "title" and e["dst"] == passage_node(sub.passages[1].id) for e in sub.edges)
     # A wider budget keeps what was read, in its order, and only appends.
-    wider = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 3, sub.evidence)
+    wider = enrich_context(QUESTION, analysis.entities, ranking, agent, evidence, 3, sub.evidence)
     assert wider.evidence[: len(sub.evidence)] == sub.evidence and len(wider.passages) <= 3
     resources.close()
 
@@ -203,6 +203,6 @@ def test_entity_first_choice_joins_the_question_and_is_the_first_context(bridge_
     g = tree_graph(QUESTION, analysis.entities, ranking, list(ranking.passages), agent, evidence, [p.id for p in chosen])
     asked = {r["dst"] for r in g.rows if r["src"] == ROOT}
     assert {passage_node(p.id) for p in chosen} <= asked
-    sub = enrich_context(QUESTION, analysis.entities, ranking, resources.store, agent, evidence, 2, selected=chosen)
+    sub = enrich_context(QUESTION, analysis.entities, ranking, agent, evidence, 2, selected=chosen)
     assert {p.doc_id for p in sub.passages} == {"imbrecht", "d4"}
     resources.close()

@@ -18,7 +18,7 @@ def test_offline_stages_build_a_consistent_graph_and_indexes(built_small):
     assert "Christopher Nolan" in {h["title"] for h in hits}
 
     with GraphStore(config.paths.graph) as store:
-        edges = store.neighbors([node_id("Inception")]).edges
+        edges = store.neighbors([node_id("Inception")])
         directed = [e for e in edges if e["relation"] == "directed" and e["src"] == node_id("Christopher Nolan")]
         assert directed and directed[0]["chunk_id"].startswith("inception::")
         graph_index = open_index(config.paths.graph_index, config.embeddings)

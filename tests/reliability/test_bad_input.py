@@ -10,13 +10,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.cli.main import app
 from enrich_rag.config import ExtractionConfig, LLMConfig
 from enrich_rag.errors import EnrichRagError, ModelLoadError, StorageError
 from enrich_rag.llm.prompts import ANSWER_RULES, FENCE_CLOSE, FENCE_OPEN, answer_prompt
 from enrich_rag.storage.partitions import committed_partitions
+from tests.conftest import make_agent
 
 
 def _fingerprint(*roots: str) -> str:
@@ -59,7 +59,7 @@ def test_bad_queries_exit_nonzero_with_one_line_and_change_nothing(gap_config, c
 
 
 def test_mixed_script_question_is_answered(gap_config, embedded_llm, spacy_extractor):
-    answer = Agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)).answer(
+    answer = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)).answer(
         "Кто режиссёр Inception? 谁导演了 Inception?", allow_enrich=False
     )
     # Query analysis comes first (entity-first selection), then the graph loop runs as for any question.
@@ -70,7 +70,7 @@ def test_missing_dvc_repo_fails_before_any_write(gap_config, embedded_llm, spacy
     config = dataclasses.replace(gap_config, paths=dataclasses.replace(gap_config.paths, dvc_root=str(tmp_path / "nowhere")))
     before = _fingerprint(config.paths.graph, config.paths.graph_index)
     with pytest.raises(StorageError, match="no DVC repository"):
-        Agent(Resources(config, llm=embedded_llm, extractor=spacy_extractor)).enrich("Where was the director of Inception born?", [])
+        make_agent(Resources(config, llm=embedded_llm, extractor=spacy_extractor)).enrich("Where was the director of Inception born?", [])
     assert committed_partitions(Path(config.paths.graph)) == ["seed"]
     assert _fingerprint(config.paths.graph, config.paths.graph_index) == before
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import StorageError
 from enrich_rag.index.graph_index import search_graph
@@ -18,6 +17,7 @@ from enrich_rag.storage.graph_writer import COMPACTED
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import GraphTables, committed_partitions, on_disk
 from enrich_rag.storage.schema import EDGES, LINKS, NODES
+from tests.conftest import make_agent
 
 PEOPLE = ["Tom Hardy", "Cillian Murphy", "Emma Thomas"]
 
@@ -55,7 +55,7 @@ def _seen(resources: Resources) -> dict:
     store = resources.store
     ids = [node_id(n) for n in [*PEOPLE, "Inception", "Christopher Nolan"]]
     nodes = {n["id"]: (n["name"], n["type"], n["description"], frozenset(n["aliases"])) for n in store.nodes_by_ids(ids)}
-    edges = sorted((e["id"], e["src"], e["dst"], e["relation"], e["evidence"], e["extractor"]) for e in store.neighbors(ids).edges)
+    edges = sorted((e["id"], e["src"], e["dst"], e["relation"], e["evidence"], e["extractor"]) for e in store.neighbors(ids))
     links = [(r["node"], r["chunk_id"], r["count"], r["is_title"], r["degree"]) for r in store.links(node_ids=ids)]
     reads = store.chunks_read_by([f"{n}::read" for n in PEOPLE] + ["inception::0"], "llm")
     hits = {h["id"] for name in PEOPLE for h in search_graph(resources.graph_index, name, 3, resources.config.embeddings)}
@@ -67,7 +67,7 @@ def enriched(gap_config, spacy_extractor):
     """The seed, one real enrichment (spaCy over the Nolan page) and three hand-made partitions."""
     resources = Resources(gap_config, extractor=spacy_extractor)
     agent_cfg = dataclasses.replace(gap_config.agent, enrich_chunks=2, expansion="template")
-    assert Agent(resources, agent_cfg).enrich("Where was the director of Inception born?", []).partition
+    assert make_agent(resources, agent_cfg).enrich("Where was the director of Inception born?", []).partition
     for i, name in enumerate(PEOPLE):
         assert resources.writer.commit(_fact(name, f"alias {i}"))
     return resources

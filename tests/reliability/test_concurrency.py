@@ -11,6 +11,7 @@ import pyarrow as pa
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.partitions import write_partition
 from enrich_rag.storage.schema import EDGES, NODES
+from tests.conftest import make_agent
 
 BIG = 60_000
 
@@ -89,10 +90,9 @@ def test_processes_read_whole_partitions_while_one_writer_commits(tmp_path):
 def test_concurrent_questions_in_threads_match_sequential_answers(gap_config, embedded_llm, spacy_extractor):
     from concurrent.futures import ThreadPoolExecutor
 
-    from enrich_rag.agent.loop import Agent
     from enrich_rag.agent.resources import Resources
 
-    agent = Agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor))
+    agent = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor))
     questions = ["Who directed Inception?", "Who stars in Inception?", "What did DiCaprio win in 2016?"]
     sequential = [agent.answer(q, allow_enrich=False).answer for q in questions]
     with ThreadPoolExecutor(3) as pool:

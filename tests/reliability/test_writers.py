@@ -10,12 +10,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import GraphTables, committed_partitions
 from enrich_rag.storage.schema import EDGES, LINKS, NODES
+from tests.conftest import make_agent
 
 QUESTION = "Where was the director of Inception born?"
 
@@ -24,7 +24,7 @@ def _enrich(config, extractor):
     """One EnrichGraph round (template expansion, no LLM) on fresh resources; returns them and the result."""
     resources = Resources(config, extractor=extractor)
     agent_cfg = dataclasses.replace(config.agent, enrich_chunks=2, expansion="template")
-    return resources, Agent(resources, agent_cfg).enrich(QUESTION, [])
+    return resources, make_agent(resources, agent_cfg).enrich(QUESTION, [])
 
 
 def _hand_made(name: str):

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.serve.app import create_app
 
 LOCAL = "http://127.0.0.1:8000"  # the Host the server is bound to (TestClient's own "testserver" is refused)
@@ -21,10 +21,10 @@ def _authorised(client: TestClient) -> TestClient:
 @pytest.fixture
 def client(gap_config, embedded_llm, spacy_extractor):
     """A client holding the write token."""
-    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with TestClient(create_app(gap_config, resources), base_url=LOCAL) as client:
+    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
         yield _authorised(client)
-    resources.close()
+    session.close()
 
 
 def test_query_returns_answer_citations_trace_and_subgraph(client):
@@ -90,14 +90,14 @@ def test_settings_are_an_overlay_checked_saved_and_shown(client, gap_config):
 
 def test_settings_saved_by_one_worker_process_are_what_another_shows(client, gap_config, spacy_extractor):
     # `serve --processes N`: every worker is an app on the same data folder; a second app stands in for another process.
-    resources = Resources(gap_config, extractor=spacy_extractor)
-    with _authorised(_client_with(gap_config, resources)) as other:
+    session = Session(gap_config, extractor=spacy_extractor)
+    with _authorised(_client_with(gap_config, session)) as other:
         assert other.get("/api/settings").json()["overlay"] == {}
         client.post("/api/settings", json={"k": 4})
         assert other.get("/api/settings").json()["settings"]["k"] == 4
         other.delete("/api/settings")
         assert client.get("/api/settings").json()["overlay"] == {}
-    resources.close()
+    session.close()
 
 
 def test_graph_endpoints_and_rollback(client):
@@ -132,16 +132,16 @@ def test_openapi_schema_and_page(client):
     assert client.get("/static/vendor/cytoscape.min.js").status_code == 200
 
 
-def _client_with(config, resources, host="127.0.0.1", **serve):
+def _client_with(config, session, host="127.0.0.1", **serve):
     import dataclasses
 
-    app = create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), resources, host=host)
+    app = create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), session, host=host)
     return TestClient(app, base_url=LOCAL)
 
 
 def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
-    resources = Resources(gap_config, extractor=spacy_extractor)
-    with _client_with(gap_config, resources, max_body_bytes=4096) as client:
+    session = Session(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, session, max_body_bytes=4096) as client:
         big = b'{"question": "' + b"x" * 20_000_000 + b'"}'
         response = client.post("/api/query", content=big, headers={"content-type": "application/json"})
         assert response.status_code == 413 and "4,096-byte limit" in response.json()["error"]
@@ -153,8 +153,8 @@ def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
 
 
 def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config, embedded_llm, spacy_extractor):
-    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with _client_with(gap_config, resources, query_timeout_s=0.3, workers=1, expected_question_s=0.1) as client:
+    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, session, query_timeout_s=0.3, workers=1, expected_question_s=0.1) as client:
         response = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
         assert response.status_code == 504 and "0.3 s time limit" in response.json()["error"]
         assert set(response.json()["timing"]) == {"waited_s", "ran_s"}
@@ -182,13 +182,13 @@ def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extracto
     ]:
         saved.write_text(text)
         with pytest.raises(ConfigError, match=message) as error:
-            create_app(gap_config, Resources(gap_config, extractor=spacy_extractor))
+            create_app(gap_config, Session(gap_config, extractor=spacy_extractor))
         assert "\n" not in str(error.value) and "fix or delete the file" in str(error.value)
 
 
 def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedded_llm, spacy_extractor):
-    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with _client_with(gap_config, resources) as client:
+    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, session) as client:
         token_file = client.app.state.token_path
         assert token_file.stat().st_mode & 0o777 == 0o600  # readable by the user alone
         for call in (
@@ -211,13 +211,13 @@ def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedde
 
 
 def test_a_foreign_host_is_refused_and_a_public_bind_needs_the_token_for_reads(gap_config, spacy_extractor):
-    resources = Resources(gap_config, extractor=spacy_extractor)
-    with _client_with(gap_config, resources) as client:
+    session = Session(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, session) as client:
         assert client.get("/api/health").status_code == 200
         assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
         rebound = client.get("/api/graph/stats", headers={"host": "attacker.example:8000"})
         assert rebound.status_code == 400 and "Host 'attacker.example' is not this server" in rebound.json()["error"]
-    with _client_with(gap_config, resources, host="0.0.0.0") as client:
+    with _client_with(gap_config, session, host="0.0.0.0") as client:
         refused = client.get("/api/graph/stats")
         assert refused.status_code == 401 and "non-loopback" in refused.json()["error"]
         assert client.get("/").status_code == 200  # the page itself; it sends the token it was opened with
@@ -228,8 +228,8 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
     import threading
     import time
 
-    resources = Resources(gap_config, extractor=spacy_extractor)
-    with _client_with(gap_config, resources, workers=1, queue_size=1, expected_question_s=5, query_timeout_s=60) as client:
+    session = Session(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, session, workers=1, queue_size=1, expected_question_s=5, query_timeout_s=60) as client:
         admission, release = client.app.state.admission, threading.Event()
         running = admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy ...
         while not admission.health()["running"]:
@@ -252,8 +252,8 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
 def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
     """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
     that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""
-    resources = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with _client_with(gap_config, resources, enrich_reserve_s=0, query_timeout_s=120) as client:
+    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(gap_config, session, enrich_reserve_s=0, query_timeout_s=120) as client:
         client = _authorised(client)
         question = {"question": "Where was Christopher Nolan born?", "allow_enrich": True}
         first = client.post("/api/query", json=question).json()

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import InputDataError
 from enrich_rag.index.embeddings import search
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
+from tests.conftest import make_agent
 
 TENET = "# Tenet\n\nTenet is a 2020 film directed by Christopher Nolan. John David Washington stars in Tenet.\n"
 KEMBLE = "# Kemble\n\nKemble is a village in Gloucestershire with a railway station.\n"
@@ -75,12 +75,12 @@ def test_a_changed_document_replaces_its_old_version(gap_config, spacy_extractor
 def test_removed_documents_are_hidden_and_a_rollback_brings_them_back(gap_config, spacy_extractor):
     resources = _resources(gap_config, spacy_extractor)
     dicaprio = node_id("Leonardo DiCaprio")
-    assert resources.store.neighbors([dicaprio]).edges
+    assert resources.store.neighbors([dicaprio])
     update = resources.remove_documents(["dicaprio"])
     assert update.partition and update.partition.startswith("remove-") and update.chunks_removed == 1
     assert resources.passages.by_doc_ids(["dicaprio"]) == []
     assert "dicaprio::c0" not in _corpus_ids(resources, "Leonardo DiCaprio American actor Academy Award")
-    assert not [e for e in resources.store.neighbors([dicaprio]).edges if e["chunk_id"] == "dicaprio::c0"]
+    assert not [e for e in resources.store.neighbors([dicaprio]) if e["chunk_id"] == "dicaprio::c0"]
     assert not resources.store.links(chunk_ids=["dicaprio::c0"])
     assert resources.writer.verify() == []
     listed = {row["partition"]: row for row in resources.writer.partitions()}
@@ -149,7 +149,7 @@ def test_questions_cite_added_documents_and_never_removed_ones(gap_config, spacy
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, max_enrich_rounds=0))
     resources = _resources(config, spacy_extractor, embedded_llm)
     resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
-    agent = Agent(resources)
+    agent = make_agent(resources)
     answer = agent.answer("Who stars in Tenet?", allow_enrich=False)
     assert any(c.chunk_id.startswith("tenet.md::") for c in answer.citations)
 

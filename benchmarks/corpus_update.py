@@ -87,8 +87,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench_results/corpus_update.json")
     args = parser.parse_args()
 
-    from enrich_rag.agent.loop import Agent
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
 
     console = Console(stderr=True)
     base = load_config(args.params)
@@ -96,12 +95,13 @@ def main() -> None:
     docs, questions = documents_and_questions(titles, args.documents)
     with tempfile.TemporaryDirectory() as tmp:
         config = writable_copy(base, Path(tmp) / "copy", with_corpus=True)
-        resources = Resources(config)
+        session = Session(config)
+        resources = session.resources
         t0 = time.perf_counter()
         resources.warm(enrich=False)
         _ = resources.seed_extractor
         load_s = time.perf_counter() - t0
-        agent = Agent(resources)
+        agent = session.agent()
 
         adds = []
         for i, doc in enumerate(docs):
@@ -134,7 +134,7 @@ def main() -> None:
         after_remove = [_ask(agent, q) for q in doomed_questions]
         problems = resources.writer.verify()
         counts = resources.store.counts()
-        resources.close()
+        session.close()
 
     added_ids = {d["id"] for d in docs}
     result = {

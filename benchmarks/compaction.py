@@ -27,7 +27,7 @@ import pyarrow as pa
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.graph_store import synthetic_graph, synthetic_links
+from benchmarks.graph_store import synthetic_graph, synthetic_links
 from enrich_rag.config import EmbeddingsConfig
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.storage.compaction import merged_tables

@@ -16,7 +16,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[1] / "enrich_rag"
 RANKS = {
     "errors": 0,
     "text": 0,  # shared vocabulary: the ground floor
@@ -32,8 +32,7 @@ RANKS = {
     "agent": 5,  # the four tools and the loop
     "eval": 6,
     "serve": 6,  # interfaces
-    "api": 7,
-    "bench": 7,  # the Python API (EnrichRAG); benchmarks and reliability tools
+    "api": 7,  # the Python API (EnrichRAG): the front door
     "cli": 8,
     "__init__": 9,  # the package's front door re-exports the API (lazily)
 }
@@ -120,7 +119,7 @@ def main() -> int:
     for s, t in bad:
         print(f"UPWARD: {s} (rank {RANKS[s]}) imports {t} (rank {RANKS[t]}) at {', '.join(edges[(s, t)][:3])}", file=sys.stderr)
     for r in unknown:
-        print(f"UNKNOWN room '{r}': give it a rank in enrich_rag/bench/check_layers.py", file=sys.stderr)
+        print(f"UNKNOWN room '{r}': give it a rank in benchmarks/check_layers.py", file=sys.stderr)
     loops = circles()
     for loop in loops:
         print(f"CIRCLE: {' -> '.join(loop)}", file=sys.stderr)

@@ -23,18 +23,17 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.sandbox import build_sandbox, sandbox_params
+from benchmarks.sandbox import build_sandbox, sandbox_params
 from enrich_rag.config import load_config
 
 
 def _state(params: Path) -> tuple[list[str], list[str]]:
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    resources = Resources(config)
-    problems = resources.writer.verify()
-    resources.close()
+    with Session(config, reconcile=False) as session:
+        problems = session.resources.writer.verify()
     return [p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"], problems
 
 

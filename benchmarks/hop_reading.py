@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.bench.eval_extraction import gold_passages
+from benchmarks.eval_extraction import gold_passages
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.metrics import exact_match, token_f1
 from enrich_rag.eval.runner import load_eval

@@ -34,7 +34,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.enrich_graph import enrich_graph
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
 from enrich_rag.eval.runner import ensure_built, retrieval_study
@@ -68,7 +68,8 @@ def _scores(docs: list[str], gold: set[str]) -> dict[str, float]:
 
 class Arm:
     def __init__(self, config: Config, extractor):
-        self.resources = Resources(config, extractor=extractor)  # one spaCy for every arm, through the extractor
+        self.session = Session(config, extractor=extractor, reconcile=False)  # one spaCy for every arm, through the extractor
+        self.resources = self.session.resources
         self.retrieval = self.resources.retrieval()
 
     def rank(self, question: str):
@@ -76,9 +77,9 @@ class Arm:
         analysis = analyze_query(question, resources.nlp, resources.store)
         return rank_passages(
             question,
+            self.retrieval.corpus(question, resources.config.retrieval.graph_passages),
             store=resources.store,
             graph_index=resources.graph_index,
-            corpus=self.retrieval.corpus,
             passages=resources.passages,
             config=resources.config.retrieval,
             embeddings=resources.config.embeddings,
@@ -138,7 +139,7 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
         row["random"] = _scores(_docs(control.rank(q).passages), gold)
         rows.append(row)
     for closing in (seed, full, targeted, control):
-        closing.resources.close()
+        closing.session.close()
     summary = {}
     for arm in ("dense", "seed", "targeted_before", "targeted", "random_before", "random", "full"):
         summary[arm] = {m: round(statistics.fmean(r[arm][m] for r in rows), 4) for m in rows[0]["dense"]}

@@ -36,7 +36,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.sandbox import build_sandbox, sandbox_params, sandbox_questions
+from benchmarks.sandbox import build_sandbox, sandbox_params, sandbox_questions
 from enrich_rag.config import load_config
 from enrich_rag.serve.settings import WEB_MAXIMA
 from enrich_rag.storage.atomic import atomic_file
@@ -89,13 +89,12 @@ def _alive(base: str) -> bool:
 
 
 def _verify(params: Path) -> tuple[list[str], int]:
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    resources = Resources(config)
-    problems = resources.writer.verify()
-    resources.close()
+    with Session(config, reconcile=False) as session:
+        problems = session.resources.writer.verify()
     return problems, len(committed_partitions(Path(config.paths.graph))) - 1
 
 

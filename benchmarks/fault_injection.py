@@ -42,7 +42,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.sandbox import build_sandbox, bundled_passages, sandbox_params
+from benchmarks.sandbox import build_sandbox, bundled_passages, sandbox_params
 from enrich_rag.config import load_config
 from enrich_rag.storage.atomic import atomic_file
 
@@ -53,12 +53,12 @@ def _worker(params: Path) -> None:
     """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
     "reconcile", "compact", "add <file>", "remove <doc id>", or "crash <topic>": an enrichment that dies
     between partition write and upsert)."""
-    from enrich_rag.agent.loop import Agent
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    resources = Resources(config)
+    session = Session(config, reconcile=False)  # reconciling is one of the operations under test
+    resources = session.resources
     for name in ("graph_index", "corpus_index", "extractor", "seed_extractor"):  # load everything before the clock starts
         getattr(resources, name)
     print("READY", flush=True)
@@ -68,7 +68,7 @@ def _worker(params: Path) -> None:
         resources.writer.after_partition_write = lambda partition: os._exit(3)
     done: str | bool | None
     if operation in ("enrich", "crash"):
-        done = Agent(resources).enrich(topic, []).partition
+        done = session.agent().enrich(topic, []).partition
     elif operation == "compact":
         done = (resources.writer.compact() or {}).get("partition")
     elif operation == "add":
@@ -84,14 +84,15 @@ def _worker(params: Path) -> None:
 
 def _check(params: Path) -> dict:
     """What the next start does (reconcile), then the package's own consistency check on a fresh index."""
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
 
-    resources = Resources(load_config(params))
+    session = Session(load_config(params), reconcile=False)
+    resources = session.resources
     report = resources.writer.reconcile()
     resources.writer.reload_index()
     problems = resources.writer.verify()
     counts = resources.store.counts()
-    resources.close()
+    session.close()
     return {
         "partitions": len(counts["partitions"]),
         "nodes": counts["nodes"],
@@ -152,7 +153,7 @@ def main() -> None:
         def run(command: str, kill_after: float | None = None) -> tuple[bool, float]:
             """One worker doing `command`; killed after `kill_after` s unless done. (finished, seconds)"""
             proc = subprocess.Popen(
-                [sys.executable, "-m", "enrich_rag.bench.fault_injection", "--worker", str(params)],
+                [sys.executable, "-m", "benchmarks.fault_injection", "--worker", str(params)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

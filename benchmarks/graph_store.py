@@ -90,8 +90,7 @@ def synthetic_graph(n_nodes: int, n_edges: int, seed: int) -> tuple[pa.Table, pa
 
 def bundled_graph_rank(params: Path, questions: int) -> dict:
     """The GraphRank step per question on the default build, as the agent runs it (warm, after one question)."""
-    from enrich_rag.agent.loop import Agent
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.agent.session import Session
     from enrich_rag.config import load_config
     from enrich_rag.eval.datasets import load_questions
     from enrich_rag.evidence.query_analysis import analyze_query
@@ -100,18 +99,18 @@ def bundled_graph_rank(params: Path, questions: int) -> dict:
     config = load_config(params)
     if config.corpus.format != "benchmark" or not committed_partitions(Path(config.paths.graph)):
         return {}
-    resources = Resources(config)
-    agent = Agent(resources)
+    session = Session(config, reconcile=False)
+    resources, agent = session.resources, session.agent()
     items = load_questions(config.corpus.source, "normalized")[: questions + 1]
     analyses = [analyze_query(i.question, resources.nlp, resources.store) for i in items]
-    agent.rank(items[0].question, analyses[0])
+    agent.rank(analyses[0], agent.search(items[0].question))
     times = []
     for item, analysis in zip(items[1:], analyses[1:]):
         t0 = time.perf_counter()
-        agent.rank(item.question, analysis)
+        agent.rank(analysis, agent.search(item.question))
         times.append((time.perf_counter() - t0) * 1000)
     counts = resources.store.counts()
-    resources.close()
+    session.close()
     return {
         "bundled_nodes": counts["nodes"],
         "bundled_edges": counts["edges"],
@@ -156,7 +155,7 @@ def main() -> None:
             t0 = time.perf_counter()
             hood = store.neighbors(q)
             warm.append((time.perf_counter() - t0) * 1000)
-            found.append(len(hood.edges))
+            found.append(len(hood))
         walks, sizes, config = [], [], RetrievalConfig()
         for q in queries:
             dense = {f"c{c}": 1.0 - i / WALK_PASSAGES for i, c in enumerate(rng.integers(0, args.chunks, WALK_PASSAGES))}

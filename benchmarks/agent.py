@@ -26,7 +26,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.loop import Agent
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.llm.models import model_name
@@ -85,8 +85,8 @@ def main() -> None:
     results: dict = {"reader": model_name(config.llm), "llm_backend": config.llm.backend}
     with tempfile.TemporaryDirectory() as tmp:
         cfg = writable_copy(config, Path(tmp) / "copy", with_corpus=True)
-        resources = Resources(cfg)
-        agent = Agent(resources)
+        session = Session(cfg)
+        resources, agent = session.resources, session.agent()
         t0 = time.perf_counter()
         agent.answer(questions[0], allow_enrich=False)  # warm-up: model and index loads
         results["warmup_s"] = time.perf_counter() - t0
@@ -97,7 +97,7 @@ def main() -> None:
         )
         one_round = dataclasses.replace(cfg.agent, max_enrich_rounds=1)
         results["one_enrich_round"] = _run(
-            Agent(resources, one_round), [r["question"] for r in enrich_rows], True, "one enrichment round", only_enriched=True
+            session.agent(one_round), [r["question"] for r in enrich_rows], True, "one enrichment round", only_enriched=True
         )
 
         # Upsert 100 new nodes vs rebuilding the whole graph index.

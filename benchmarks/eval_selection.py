@@ -24,8 +24,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.enrich_context import enrich_context
-from enrich_rag.agent.loop import Agent
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.session import Session
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.runner import retrieval_study
@@ -62,9 +61,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
-    resources = Resources(config)
-    agents = {name: Agent(resources, evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1])) for name in args.variants}
-    ranker = Agent(resources)
+    session = Session(config, reconcile=False)
+    resources = session.resources
+    agents = {name: session.agent(evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1])) for name in args.variants}
+    ranker = session.agent()
     budgets = [config.evidence.k + i for i in range(BUDGETS)]
     trees = [f"pcst@{b}" for b in budgets]
     lists = [f"entity_first@{b}" for b in budgets]  # entity-first's k, then PageRank's next passages
@@ -85,19 +85,18 @@ def main() -> None:
             )
         analysis = analyze_query(item.question, resources.nlp, resources.store)
         start = time.perf_counter()
-        ranking = ranker.rank(item.question, analysis)
+        hits = ranker.search(item.question)
+        ranking = ranker.rank(analysis, hits)
         rows["graph_only"].append(
             {"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold, "s": time.perf_counter() - start, "read": config.evidence.k}
         )
         start = time.perf_counter()
-        selected, _ = ranker.select_passages(analysis, ranking.passages)
+        selected = ranker.select(analysis, hits, ranking.passages, False).passages
         selecting = time.perf_counter() - start
         read: list = []
         for name, listed, budget in zip(trees, lists, budgets):
             start = time.perf_counter()
-            sub = enrich_context(
-                item.question, analysis.entities, ranking, resources.store, config.agent, config.evidence, budget, read, selected
-            )
+            sub = enrich_context(item.question, analysis.entities, ranking, config.agent, config.evidence, budget, read, selected)
             read = sub.evidence
             rows[name].append(
                 {
@@ -111,7 +110,8 @@ def main() -> None:
             rows[listed].append({"docs": _dedupe(p.doc_id for p in order), "gold": gold, "s": selecting})
         for name, agent in agents.items():
             start = time.perf_counter()
-            facts, record = agent.select_passages(analysis, ranking.passages if agent.evidence.graph else ())
+            chosen = agent.select(analysis, hits, ranking.passages if agent.evidence.graph else (), agent.evidence.graph)
+            facts, record = chosen.passages, chosen.record
             rows[name].append(
                 {
                     "docs": _dedupe(f.doc_id for f in facts),
@@ -186,7 +186,7 @@ def main() -> None:
             )
             + "\n"
         )
-    resources.close()
+    session.close()
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ def main() -> None:
     console = Console(stderr=True)
     readers = []
     for weights in ("private", "mapped"):
-        probe = [sys.executable, "-m", "enrich_rag.bench.serve_processes", "--params", args.params, "--probe-reader", weights]
+        probe = [sys.executable, "-m", "benchmarks.serve_processes", "--params", args.params, "--probe-reader", weights]
         readers.append(json.loads(subprocess.run(probe, check=True, capture_output=True, text=True).stdout.splitlines()[-1]))
         console.print(readers[-1])
     runs = [measure(n, args.port + i, args.params, console) for i, n in enumerate((1, args.workers))]

@@ -24,7 +24,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.bench.graph_store import synthetic_graph, synthetic_links
+from benchmarks.graph_store import synthetic_graph, synthetic_links
 from enrich_rag.storage.partitions import write_partition
 
 
@@ -61,7 +61,7 @@ def _processes(root: Path, n: int, queries: int) -> list[dict]:
     start_at = time.time() + 2.0
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "enrich_rag.bench.store_sharing", "--worker", str(root), str(queries), str(start_at)],
+            [sys.executable, "-m", "benchmarks.store_sharing", "--worker", str(root), str(queries), str(start_at)],
             stdout=subprocess.PIPE,
             text=True,
         )

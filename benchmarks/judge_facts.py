@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.bench.eval_extraction import fact, gold_passages
+from benchmarks.eval_extraction import fact, gold_passages
 from enrich_rag.eval.judge import CORRECT_AT, p_yes
 from enrich_rag.eval.runner import load_eval
 from enrich_rag.eval.stats import CONFIDENCE

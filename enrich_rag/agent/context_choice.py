@@ -1,0 +1,149 @@
+"""How the reader's context is chosen (`evidence.selection`): one small interface, a class per strategy,
+picked once from config.
+
+A strategy turns one search round (the question's corpus hits, and GraphRank's walk when it reads the
+graph) into a `ContextRound`: the context at each iteration, one passage wider each time, what was read
+before kept first in its order so the prompt extends.
+
+- `TreeChoice` (pcst): the Prize-Collecting Steiner Tree is the context; entity-first's choice and its
+  scores, computed once a round, are the tree's passage prizes.
+- `EntityFirstChoice`: entity-first's passages, then PageRank's.
+- `PageRankChoice`: PageRank's top passages.
+
+A round retried after an enrichment first reads what the enrichment surfaced (`SurfacedRound`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context, entity_scores
+from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.graph_rank import GraphRanking
+from enrich_rag.evidence.query_analysis import QueryAnalysis
+from enrich_rag.evidence.select import Selection
+from enrich_rag.storage.passages import Passage
+
+# Entity-first selection over the round's corpus hits: (analysis, hits, graph passages, search the graph index too?)
+Select = Callable[[QueryAnalysis, Sequence[Passage], Sequence[Passage], bool], Selection]
+
+
+class ContextRound(Protocol):
+    record: dict[str, Any] | None  # the selection behind it, shown with the round's first context
+
+    def at(self, iteration: int, previous: Subgraph) -> Subgraph: ...
+
+
+class ContextChoice(Protocol):
+    @property
+    def reads_graph(self) -> bool: ...  # whether its rounds need GraphRank's walk
+
+    def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound: ...
+
+
+def _unique(passages: Sequence[Passage]) -> list[Passage]:
+    return list({p.id: p for p in passages}.values())
+
+
+@dataclass
+class ListRound:
+    """Passages in a fixed order of preference, `k + iteration` of them."""
+
+    order: list[Passage]
+    k: int
+    ranking: GraphRanking | None
+    record: dict[str, Any] | None = None
+
+    def at(self, iteration: int, previous: Subgraph) -> Subgraph:
+        return drawn_passages(_unique([*previous.passages, *self.order])[: self.k + iteration], self.ranking)
+
+
+@dataclass
+class SurfacedRound:
+    """What the round before read, then one passage more each iteration of those the enrichment surfaced."""
+
+    read_before: list[Passage]
+    surfaced: list[Passage]
+    ranking: GraphRanking | None
+    record: dict[str, Any] | None = None
+
+    def at(self, iteration: int, previous: Subgraph) -> Subgraph:
+        return drawn_passages([*self.read_before, *self.surfaced[: iteration + 1]], self.ranking)
+
+
+@dataclass
+class TreeRound:
+    question: str
+    entities: Sequence[str]
+    ranking: GraphRanking
+    agent: AgentConfig
+    evidence: EvidenceConfig
+    selected: list[Passage]
+    scores: dict[str, float] = field(default_factory=dict)
+    record: dict[str, Any] | None = None
+
+    def at(self, iteration: int, previous: Subgraph) -> Subgraph:
+        return enrich_context(
+            self.question,
+            self.entities,
+            self.ranking,
+            self.agent,
+            self.evidence,
+            self.evidence.k + iteration,
+            previous.evidence,
+            self.selected,
+            self.scores,
+        )
+
+
+@dataclass
+class TreeChoice:
+    agent: AgentConfig
+    evidence: EvidenceConfig
+    select: Select
+    reads_graph: bool = True
+
+    def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
+        assert ranking is not None  # the tree is cut from GraphRank's neighbourhood
+        # The tree reads the graph itself: entity-first's micro-queries search the corpus only.
+        selection = self.select(analysis, hits, ranking.passages, False)
+        pool = _unique([*selection.passages, *ranking.passages])
+        scores = entity_scores(pool, analysis.entities, ranking.dense, self.evidence)
+        return TreeRound(
+            analysis.question, analysis.entities, ranking, self.agent, self.evidence, selection.passages, scores, selection.record
+        )
+
+
+@dataclass
+class EntityFirstChoice:
+    evidence: EvidenceConfig
+    select: Select
+
+    @property
+    def reads_graph(self) -> bool:
+        return self.evidence.graph
+
+    def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
+        graph_passages = ranking.passages if ranking else []
+        selection = self.select(analysis, hits, graph_passages, self.evidence.graph)
+        return ListRound([*selection.passages, *graph_passages], self.evidence.k, ranking, selection.record)
+
+
+@dataclass
+class PageRankChoice:
+    evidence: EvidenceConfig
+    reads_graph: bool = True
+
+    def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
+        return ListRound(list(ranking.passages) if ranking else [], self.evidence.k, ranking)
+
+
+def context_choice(agent: AgentConfig, evidence: EvidenceConfig, select: Select) -> ContextChoice:
+    """The strategy `evidence.selection` names (the config already checked the name)."""
+    if evidence.selection == "pcst":
+        return TreeChoice(agent, evidence, select)
+    if evidence.selection == "entity_first":
+        return EntityFirstChoice(evidence, select)
+    return PageRankChoice(evidence)
