@@ -3,9 +3,9 @@
 The same command as `enrich-rag eval` (one entry point, one set of flags: --config, --params, --limit,
 --methods); `--help` lists them."""
 
-import sys
+import typer
 
-from enrich_rag.cli.main import app
+from enrich_rag.cli.main import evaluate
 
 if __name__ == "__main__":
-    app(["eval", *sys.argv[1:]], prog_name="run_evaluation.py")
+    typer.run(evaluate)

@@ -38,7 +38,6 @@ from enrich_rag.agent.session import Session
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
 from enrich_rag.eval.runner import ensure_built, retrieval_study
-from enrich_rag.evidence.graph_rank import rank_passages
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.storage.passages import read_passages
@@ -75,17 +74,8 @@ class Arm:
     def rank(self, question: str):
         resources = self.resources
         analysis = analyze_query(question, resources.nlp, resources.store)
-        return rank_passages(
-            question,
-            self.retrieval.corpus(question, resources.config.retrieval.graph_passages),
-            store=resources.store,
-            graph_index=resources.graph_index,
-            passages=resources.passages,
-            config=resources.config.retrieval,
-            embeddings=resources.config.embeddings,
-            query_entities=analysis.entities,
-            limit=TOP,
-        )
+        hits = self.retrieval.corpus(question, resources.config.retrieval.graph_passages)
+        return self.session.agent().rank(analysis, hits)  # PageRank's top max(evidence.candidates, k): TOP by default
 
     def enrich(self, question: str, candidates, limit: int):
         resources = self.resources

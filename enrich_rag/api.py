@@ -19,6 +19,7 @@ from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.session import Session
 from enrich_rag.config import Config, load_config
+from enrich_rag.llm.base import LLM
 from enrich_rag.storage.graph_writer import Reconciliation
 
 if TYPE_CHECKING:
@@ -63,10 +64,18 @@ class Graph:
 class EnrichRAG:
     """One project: its settings, the open graph, indexes and models (loaded on first use)."""
 
-    def __init__(self, config: Config, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True):
-        """`reconcile=False`: look at the graph as it is, never write (`graph verify`)."""
+    def __init__(
+        self,
+        config: Config,
+        params: Path | str = "params.yaml",
+        overlay: Path | str | None = None,
+        reconcile: bool = True,
+        llm: LLM | None = None,
+    ):
+        """`reconcile=False`: look at the graph as it is, never write (`graph verify`). `llm`: a reader
+        already loaded (any object with the `LLM` methods) instead of the configured one."""
         self.config, self.params, self.overlay = config, Path(params), overlay
-        self.session = Session(config, reconcile=reconcile)  # what a killed write left is finished first
+        self.session = Session(config, llm=llm, reconcile=reconcile)  # what a killed write left is finished first
         self.graph = Graph(self.resources)
 
     @property
@@ -82,17 +91,21 @@ class EnrichRAG:
         return self.session.agent()
 
     @classmethod
-    def open(cls, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True) -> EnrichRAG:
+    def open(
+        cls, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True, llm: LLM | None = None
+    ) -> EnrichRAG:
         """A built project: `params.yaml`, and optionally an overlay (`configs/<name>.yaml`, a workspace's `config.yaml`)."""
-        return cls(load_config(params, overlay), params, overlay, reconcile)
+        return cls(load_config(params, overlay), params, overlay, reconcile, llm)
 
     @classmethod
-    def from_folder(cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml") -> EnrichRAG:
+    def from_folder(
+        cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", llm: LLM | None = None
+    ) -> EnrichRAG:
         """Build (or reuse) a workspace for a folder of .txt, .md, .jsonl and .pdf files, and open it."""
         from enrich_rag.stages.folder import build_folder
 
         overlay = build_folder(folder, workspace, params)
-        return cls.open(params, overlay)
+        return cls.open(params, overlay, llm=llm)
 
     def ask(self, question: str, enrich: bool = True) -> Answer:
         """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes."""

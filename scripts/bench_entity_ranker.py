@@ -1,4 +1,4 @@
-"""Entity-first ranking overhead (spec 003: < 50 ms per 100 chunks), and the whole selection step.
+"""Entity-first ranking overhead (the entity-first ranker spec, context/README.md: < 50 ms per 100 chunks), and the whole selection step.
 
 The logic lives in `benchmarks/entity_ranker.py`; `--help` lists the options."""
 

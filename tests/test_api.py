@@ -37,8 +37,7 @@ def _folder(path, docs):
 def test_from_folder_builds_a_workspace_and_answers_with_citations_into_it(tmp_path, embedded_llm):
     params = _params(tmp_path)
     folder = _folder(tmp_path / "films", SMALL_CORPUS)
-    with EnrichRAG.from_folder(folder, tmp_path / "ws-films", params) as rag:
-        rag.resources._loaded["llm"] = embedded_llm  # the session's loaded test model, not a second copy
+    with EnrichRAG.from_folder(folder, tmp_path / "ws-films", params, llm=embedded_llm) as rag:  # the session's model, not a second copy
         answer = rag.ask("Who directed Inception?", enrich=False)
         assert "Nolan" in answer.answer
         assert answer.citations and {c.doc_id for c in answer.citations} & {"inception.md", "nolan.txt"}

@@ -44,9 +44,23 @@ def test_open_ended_choice_passes():
     assert config.evidence.rerank == "models/my-cross-encoder" and config.agent.ppl_threshold == 2
 
 
-def test_project_params_and_every_overlay_load():
-    for overlay in [None, *sorted((PROJECT_ROOT / "configs").glob("*.yaml"))]:
-        load_config(PROJECT_ROOT / "params.yaml", overlay)
+def test_every_overlay_names_its_dataset_its_questions_and_a_build_of_its_own():
+    """Each `configs/<name>.yaml` evaluates dataset <name> on questions that are bundled (the synthetic
+    set: written by `dvc repro testset`) with methods that exist; one with a corpus of its own keeps every
+    path of its build under `data/datasets/<name>`, so two datasets never share a graph."""
+    from enrich_rag.eval.methods import METHODS
+
+    generated = {str(PROJECT_ROOT / "testsets/synthetic.jsonl")}
+    for overlay in sorted((PROJECT_ROOT / "configs").glob("*.yaml")):
+        config = load_config(PROJECT_ROOT / "params.yaml", overlay)
+        ev, name = config.eval, overlay.stem
+        assert ev.dataset == name and set(ev.methods) <= set(METHODS), overlay.name
+        assert ev.questions in generated or Path(ev.questions).is_file(), overlay.name
+        if config.paths.root != load_config(PROJECT_ROOT / "params.yaml").paths.root:
+            root = Path(config.paths.root)
+            assert root == PROJECT_ROOT / "data/datasets" / name, overlay.name
+            for built in (config.paths.chunks, config.paths.corpus_index, config.paths.graph, config.paths.graph_index):
+                assert Path(built).is_relative_to(root), (overlay.name, built)
 
 
 def test_a_typo_in_an_overlay_names_the_key(tmp_path: Path):

@@ -2,12 +2,13 @@
 
 AnalyzeQuery (entities, kind)
 for each enrichment round (0 .. max_enrich_rounds):
-    search round: GraphRank (one DuckDB read of the question's neighbourhood; personalized PageRank
-                  over its entities and passages), then per iteration i:
-                  EnrichContext (the PCST evidence tree over that same neighbourhood, k + i passages
-                  and its fact lines: the reader's context) -> CheckSufficiency
-                  until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
-    AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
+    search:  one corpus search for the question; GraphRank (the neighbourhood in one DuckDB query,
+             personalized PageRank over its entities and passages) when the strategy reads the graph
+    choose:  the context strategy (`evidence.selection`, chosen once: tree, entity-first, PageRank)
+             makes the round's choice once (entity-first's selection and scores)
+    per iteration i:  EnrichContext (its context at k + i passages) -> CheckSufficiency (read)
+             until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
+    decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
 answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
 citations; unsure when that perplexity stays over the threshold (`agent.abstain`: say so instead)
 """

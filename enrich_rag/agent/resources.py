@@ -31,11 +31,14 @@ MAX_RERANKERS = 4
 
 
 class Resources:
-    def __init__(self, config: Config, llm: LLM | None = None, extractor: Extractor | None = None):
+    def __init__(self, config: Config, llm: LLM | None = None, extractor: Extractor | None = None, seed_extractor: Extractor | None = None):
+        """`llm`, `extractor`, `seed_extractor`: already loaded ones to use instead of loading the configured."""
         self.config = config
         self._loaded: dict[str, Any] = {}
         if llm is not None:
             self._loaded["llm"] = llm
+        if seed_extractor is not None:
+            self._loaded["seed_extractor"] = seed_extractor
         self._given_extractor = extractor
         self._lock = threading.RLock()
         self.store = GraphStore(config.paths.graph)
@@ -149,6 +152,10 @@ class Resources:
         from enrich_rag.stages.corpus_update import remove_documents
 
         return remove_documents(self.passages, self.writer, doc_ids)
+
+    def loaded(self) -> set[str]:
+        """What is loaded now: `llm`, `nlp`, `retrieval`, `extractor`, `seed_extractor`, `reranker:...`."""
+        return set(self._loaded)
 
     def warm(self, enrich: bool) -> None:
         """Load now what a question will load: a server does this before it takes questions, so the

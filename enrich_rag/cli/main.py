@@ -61,7 +61,8 @@ def build(
     force: bool = typer.Option(False, help="re-run every stage"),
 ) -> None:
     """Build a folder of your documents into a workspace of its own; without a folder, the project's
-    offline stages (`dvc repro`): chunks, corpus index, seed graph, graph index, summary."""
+    default build (`dvc repro summary`: chunks, corpus index, seed graph, graph index, summary; the
+    evaluation stages run with `dvc repro evaluate@<dataset>`)."""
     if folder is not None:
         from enrich_rag.stages.folder import build_folder
 
@@ -78,7 +79,7 @@ def build(
     dvc = shutil.which("dvc") or str(Path(sys.executable).with_name("dvc"))
     if not (root / "dvc.yaml").is_file():
         _fail(EnrichRagError(f"no dvc.yaml next to {params}"))
-    command = [dvc, "repro"] + (["--force"] if force else [])
+    command = [dvc, "repro", "summary"] + (["--force"] if force else [])
     result = subprocess.run(command, cwd=root)
     raise typer.Exit(result.returncode)
 

@@ -108,12 +108,17 @@ HEADLINE_METHODS = ("no_retrieval", "naive_rag", "graph_only", "enrichrag_no_enr
 HEADLINE_PAIR = ("enrichrag", "enrichrag_no_enrich")
 
 
-def headline_runs(root: Path) -> dict[str, tuple[Path, dict[str, Any]]]:
+def _found(root: Path, pattern: str, only: frozenset[str] | None) -> list[Path]:
+    """Files under `root` matching `pattern`; with `only` (paths relative to `root`), just those."""
+    return sorted(p for p in root.glob(pattern) if only is None or p.relative_to(root).as_posix() in only)
+
+
+def headline_runs(root: Path, only: frozenset[str] | None = None) -> dict[str, tuple[Path, dict[str, Any]]]:
     """Per dataset, the run over the most questions among those that record intervals (`results/<dataset>/<run>/`,
     not the studies in other folders): the whole bundled dev pool once a run has read it. Ties: more methods.
     Each comes with its metrics, read once."""
     best: dict[str, tuple[tuple[int, int, str], Path, dict[str, Any]]] = {}
-    for path in (root / "results").glob("*/*/metrics.json"):
+    for path in _found(root, "results/*/*/metrics.json", only):
         metrics = json.loads(path.read_text(encoding="utf-8"))
         methods = metrics.get("methods", {})
         if metrics.get("dataset") != path.parent.parent.name or not any("em_ci" in m for m in methods.values()):
@@ -135,9 +140,9 @@ def _em_difference(pairs: list[dict[str, Any]], first: str, second: str) -> str:
     return ""
 
 
-def headline_section(root: Path) -> list[str]:
+def headline_section(root: Path, only: frozenset[str] | None = None) -> list[str]:
     """The first table a reader sees: each dataset's largest run, EM of the main methods and what enrichment adds."""
-    runs = headline_runs(root)
+    runs = headline_runs(root, only)
     if not runs:
         return []
     first, second = HEADLINE_PAIR
@@ -354,13 +359,15 @@ def bench_section(path: Path, root: Path) -> list[str]:
     return [f"- {where}: {shown or 'nested tables (open the file)'}"]
 
 
-def render(root: Path) -> str:
-    lines = [HEADER, *headline_section(root), "## Evaluation runs", ""]
-    for path in sorted((root / "results").glob("**/metrics.json")):
+def render(root: Path, only: frozenset[str] | None = None) -> str:
+    """The page from the result files under `root`; `only`: just these (the committed ones), so a run
+    of your own that you have not committed never changes what the page is checked against."""
+    lines = [HEADER, *headline_section(root, only), "## Evaluation runs", ""]
+    for path in _found(root, "results/**/metrics.json", only):
         if "workspace" not in path.parts:
             lines += run_section(path, root)
     lines += ["## Benchmarks", ""]
-    benches = sorted((root / "bench_results").glob("*.json"))
+    benches = _found(root, "bench_results/*.json", only)
     shown_whole = (
         "selection_",
         "extraction_",

@@ -1,4 +1,4 @@
-"""SEAL-RAG style entity-first ranking and fixed-k replacement (spec 003).
+"""SEAL-RAG style entity-first ranking and fixed-k replacement (the entity-first ranker spec in context/README.md).
 
 A chunk is worth its slot when it covers an entity the evidence still lacks, not when it is merely
 similar to the question; so the budget is fixed and a weak chunk is swapped out only when a new one

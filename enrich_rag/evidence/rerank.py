@@ -22,7 +22,7 @@ PASSAGE_CHARS = 600
 
 
 def ranker_view(passage: Passage) -> dict[str, Any]:
-    """A passage as the spec-003 ranker reads it (a dict); the title is a field of its own, counted once."""
+    """A passage as the entity-first ranker reads it (a dict); the title is a field of its own, counted once."""
     return {"id": passage.id, "title": passage.title, "content": passage.text, "score": passage.score, "passage": passage}
 
 

@@ -32,7 +32,7 @@ RELEVANCE_POOL_FACTOR = 5  # micro-query hits must be among the question's top K
 STEM = 5  # crude stemming for matching relation words: "directed" ~ "director"
 # What a second hop can be about; nationalities, dates and numbers are attributes, not hops.
 BRIDGE_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW"}
-View = dict[str, Any]  # a passage as the spec-003 ranker reads it: id, title, content (the text), score
+View = dict[str, Any]  # a passage as the entity-first ranker reads it: id, title, content (the text), score
 
 
 @dataclass

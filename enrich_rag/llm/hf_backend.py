@@ -45,7 +45,7 @@ def load_causal_lm(model: str, gguf_file: str | None = None, converted_dir: Path
         try:
             import gguf  # noqa: F401  (transformers needs it to read GGUF)
         except ImportError as exc:
-            raise ModelLoadError("reading a GGUF model with transformers needs the `gguf` package: pip install 'enrich-rag[llm]'") from exc
+            raise ModelLoadError("reading a GGUF model with transformers needs the `gguf` package: pip install gguf") from exc
         kwargs["gguf_file"] = gguf_file
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(source, **kwargs)

@@ -1,8 +1,10 @@
 """Your own documents in one step: a folder of .txt, .md, .jsonl and .pdf becomes a workspace of its own.
 
-The workspace (default `workspaces/<folder name>`) holds a config overlay for that corpus
-(`config.yaml`: the folder as `corpus.source`, every path under the workspace), its build and its own
-DVC repository for enrichments, so a second folder never overwrites the first. `enrich-rag query
+The workspace (default `workspaces/<folder name>`, or `workspaces/<folder name>-<path hash>` when
+another folder of that name has it) holds a config overlay for that corpus (`config.yaml`: the folder as
+`corpus.source`, every path under the workspace), its build and its own DVC repository for
+enrichments, so a second folder never overwrites the first. A rebuild sets only `corpus.source`,
+`corpus.format` and `paths` in the overlay; any other setting written there is kept. `enrich-rag query
 --config <workspace>/config.yaml` (and `EnrichRAG.open`) then use it.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import hashlib
 
 import yaml
 
@@ -24,7 +28,22 @@ OVERLAY = "config.yaml"
 
 
 def default_workspace(folder: Path | str) -> Path:
-    return WORKSPACES / Path(folder).resolve().name
+    """`workspaces/<name>`, unless a folder of the same name elsewhere already built there."""
+    folder = Path(folder).resolve()
+    plain = WORKSPACES / folder.name
+    built_from = _read_overlay(plain / OVERLAY).get("corpus", {}).get("source")
+    if built_from is None or Path(built_from) == folder:
+        return plain
+    return WORKSPACES / f"{folder.name}-{hashlib.sha1(str(folder).encode()).hexdigest()[:8]}"
+
+
+def _read_overlay(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise InputDataError(f"{path}: not a YAML mapping of settings (fix it or delete it to start again)")
+    return data
 
 
 def folder_overlay(folder: Path, workspace: Path) -> dict[str, Any]:
@@ -37,16 +56,25 @@ def build_folder(folder: Path | str, workspace: Path | str | None = None, params
     if not folder.is_dir():
         raise InputDataError(f"{folder}: not a folder (give a folder of .txt, .md, .jsonl or .pdf files)")
     workspace = Path(workspace or default_workspace(folder)).resolve()
-    overlay = workspace / OVERLAY
-    with atomic_file(overlay) as tmp:
-        tmp.write_text(
-            f"# {folder} as a corpus of its own (`enrich-rag build`); edit freely\n"
-            + yaml.safe_dump(folder_overlay(folder, workspace), sort_keys=False),
-            encoding="utf-8",
-        )
+    overlay = write_overlay(folder, workspace)
     config = load_config(params, overlay)
     dvc = DvcRepo(workspace)
     if not dvc.exists():
         dvc.init()  # enrichments are recorded in the workspace's own repository
     ensure_built(config, folder.name, force=force)
+    return overlay
+
+
+def write_overlay(folder: Path, workspace: Path) -> Path:
+    """The workspace's overlay: the build's own keys set, whatever else the user wrote kept."""
+    overlay = workspace / OVERLAY
+    kept = {k: v for k, v in _read_overlay(overlay).items() if k != "paths"}
+    owned = folder_overlay(folder, workspace)
+    settings = kept | {"corpus": dict(kept.get("corpus") or {}) | owned["corpus"], "paths": owned["paths"]}
+    with atomic_file(overlay) as tmp:
+        tmp.write_text(
+            f"# {folder} as a corpus of its own (`enrich-rag build`). Each build sets corpus.source, corpus.format\n"
+            "# and paths; any other setting you add here is kept (comments are not).\n" + yaml.safe_dump(settings, sort_keys=False),
+            encoding="utf-8",
+        )
     return overlay

@@ -154,10 +154,10 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
 def test_warm_loads_what_a_question_needs_and_the_extractor_only_for_enrichment(gap_config, embedded_llm, spacy_extractor):
     reading = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     reading.warm(enrich=False)
-    assert {"retrieval", "nlp", "llm"} <= set(reading._loaded) and "extractor" not in reading._loaded
+    assert {"retrieval", "nlp", "llm"} <= reading.loaded() and "extractor" not in reading.loaded()
     assert reading.writer.graph_index.is_loaded and reading.writer.corpus and reading.writer.corpus.index.is_loaded  # both indexes open
     enriching = Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     enriching.warm(enrich=True)
-    assert "extractor" in enriching._loaded
+    assert "extractor" in enriching.loaded()
     reading.close()
     enriching.close()

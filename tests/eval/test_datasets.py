@@ -103,12 +103,16 @@ def test_bad_question_files_fail_with_one_line(tmp_path):
         load_questions(tmp_path / "broken.jsonl", "nq")
 
 
-def test_triviaqa_config_names_the_missing_file():
+def test_a_config_whose_question_file_is_missing_names_it(tmp_path):
+    """No TriviaQA sample with passages is bundled: a user's overlay points at their own files, and a
+    wrong path is one line naming it."""
     from enrich_rag.eval.prepare import sampled_questions
 
-    ev = load_config(PROJECT_ROOT / "params.yaml", PROJECT_ROOT / "configs/triviaqa.yaml").eval
+    overlay = tmp_path / "triviaqa.yaml"
+    overlay.write_text(f"eval:\n  dataset: triviaqa\n  questions: {tmp_path}/trivia/dev.json\n  format: triviaqa\n")
+    ev = load_config(PROJECT_ROOT / "params.yaml", overlay).eval
     assert ev.format == "triviaqa"
-    with pytest.raises(InputDataError, match="question file not found: .*data/triviaqa/dev.jsonl"):
+    with pytest.raises(InputDataError, match="question file not found: .*trivia/dev.json"):
         sampled_questions(ev)
 
 

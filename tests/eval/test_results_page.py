@@ -59,3 +59,14 @@ def test_the_headline_is_each_datasets_largest_run_with_what_enrichment_adds(tmp
     assert f"| d | `results/d/large/metrics.json` | 20 | r {scores}" in headline
     assert headline.rstrip().endswith("| 0.200 [0.000, 0.400] |")  # f: the stored order, as it was
     assert "small" not in headline and "| e |" not in headline  # smaller, and a run without intervals, are not headlines
+
+
+def test_a_run_outside_the_committed_files_changes_nothing(tmp_path):
+    """A user's own run (`run_evaluation.py --limit 3`) lands in results/ but not in git: the page the
+    check compares against is made from the committed files only."""
+    _run(tmp_path, "d", "committed", 20, {"enrichrag_no_enrich": 0.3, "enrichrag": 0.35})
+    committed = frozenset({"results/d/committed/metrics.json"})
+    before = render(tmp_path, committed)
+    _run(tmp_path, "d", "allq-seed0-mine", 300, {"enrichrag_no_enrich": 0.1, "enrichrag": 0.1})
+    assert render(tmp_path, committed) == before
+    assert "allq-seed0-mine" in render(tmp_path)  # all files on disk: the run is there

@@ -1,4 +1,4 @@
-"""The EntityFirstRanker behaviours of spec 003 (its latency criterion is scripts/bench_entity_ranker.py)."""
+"""The EntityFirstRanker behaviours of the entity-first ranker spec (context/README.md) (its latency criterion is scripts/bench_entity_ranker.py)."""
 
 import pytest
 

@@ -66,9 +66,19 @@ def test_names_merge_across_chunks_by_normalised_name(spacy_extractor):
     assert chunk_ids == {"c1", "c2"}
 
 
-def test_extraction_is_a_pure_function_of_the_batch(spacy_extractor):
-    chunks = [Passage("c1", "d1", "Inception", "Christopher Nolan directed Inception.")]
-    assert spacy_extractor.extract(chunks) == spacy_extractor.extract(chunks)
+def test_a_chunks_facts_do_not_depend_on_the_batch_it_is_read_in(spacy_extractor):
+    """The seed reads chunks in batches (and on Ray actors in other batches): a chunk's facts and
+    mentions must be the same alone or among others, and the same on every read."""
+    target = Passage("c1", "d1", "Inception", "Christopher Nolan directed Inception. Leonardo DiCaprio starred in it.")
+    others = [
+        Passage("c0", "d0", "Tenet", "Tenet is a 2020 film directed by Christopher Nolan."),
+        Passage("c2", "d2", "London", "Christopher Nolan was born in London. Inception premiered in London."),
+    ]
+    alone = spacy_extractor.extract([target])
+    batched = spacy_extractor.extract([others[0], target, others[1]])
+    assert alone.edges and alone.mentions
+    assert [e for e in batched.edges if e.chunk_id == "c1"] == alone.edges
+    assert [m for m in batched.mentions if m.chunk_id == "c1"] == alone.mentions
 
 
 def test_links_tie_entities_to_the_passages_that_mention_them(spacy_extractor):

@@ -110,9 +110,14 @@ def test_query_vectors_encode_a_query_once_across_both_indexes(built_small):
     assert search_graph(graph, "glassblower from Murano", 1, config.embeddings)[0]["id"] == "nquartz"
 
 
-def test_indexes_that_embed_with_one_model_share_one_copy_of_it(built_small):
+def test_indexes_that_embed_with_one_model_share_one_copy_of_it(built_small, monkeypatch):
+    from enrich_rag.index import embeddings
+
     config = built_small
+    loaded: dict = {}
+    monkeypatch.setattr(embeddings, "SHARED_MODELS", loaded)  # the process's models, as txtai keys them
     corpus, graph = [open_index(p, config.embeddings) for p in (config.paths.corpus_index, config.paths.graph_index)]
-    assert corpus._embeddings.model.model is graph._embeddings.model.model
+    assert len(loaded) == 1  # two indexes, one model loaded
+    assert search(corpus, "Christopher Nolan", 1, config.embeddings) and search_graph(graph, "Christopher Nolan", 1, config.embeddings)
     corpus.close()  # closing one index leaves the other's model working
     assert search_graph(graph, "Christopher Nolan", 1, config.embeddings)

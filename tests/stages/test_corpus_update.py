@@ -22,9 +22,7 @@ KEMBLE = "# Kemble\n\nKemble is a village in Gloucestershire with a railway stat
 
 
 def _resources(config, extractor, llm=None) -> Resources:
-    resources = Resources(config, llm=llm)
-    resources._loaded["seed_extractor"] = extractor  # the session's spaCy: the model loads once
-    return resources
+    return Resources(config, llm=llm, seed_extractor=extractor)  # the session's spaCy: the model loads once
 
 
 def _docs(tmp_path: Path, **files: str) -> Path:
