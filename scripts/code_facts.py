@@ -3,6 +3,7 @@
 The logic lives in `benchmarks/code_facts.py`; `--help` lists the options."""
 
 import _repo  # noqa: F401  (benchmarks/ is not installed)
+
 from benchmarks.code_facts import main
 
 if __name__ == "__main__":

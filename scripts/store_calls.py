@@ -3,6 +3,7 @@
 The logic lives in `benchmarks/store_calls.py`; `--help` lists the options."""
 
 import _repo  # noqa: F401  (benchmarks/ is not installed)
+
 from benchmarks.store_calls import main
 
 if __name__ == "__main__":

@@ -10,10 +10,9 @@ enrichments, so a second folder never overwrites the first. A rebuild sets only 
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
-
-import hashlib
 
 import yaml
 

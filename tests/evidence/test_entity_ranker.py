@@ -1,4 +1,5 @@
-"""The EntityFirstRanker behaviours of the entity-first ranker spec (context/README.md) (its latency criterion is scripts/bench_entity_ranker.py)."""
+"""The EntityFirstRanker behaviours of the entity-first ranker spec (context/README.md); its latency
+criterion is scripts/bench_entity_ranker.py."""
 
 import pytest
 
