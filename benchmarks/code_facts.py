@@ -45,13 +45,13 @@ def agent_builders(root: Path, folders: tuple[str, ...]) -> list[str]:
 
 
 def longest_functions(root: Path, folder: str, top: int = LONGEST) -> list[dict[str, Any]]:
-    functions = []
+    functions: list[dict[str, Any]] = []
     for path in _python(root, folder):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 functions.append({"function": f"{path.relative_to(root)}:{node.name}", "lines": length})
-    return sorted(functions, key=lambda f: -f["lines"])[:top]
+    return sorted(functions, key=lambda f: -int(f["lines"]))[:top]
 
 
 def facts(root: Path) -> dict[str, Any]:

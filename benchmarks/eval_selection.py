@@ -85,13 +85,13 @@ def main() -> None:
             )
         analysis = analyze_query(item.question, resources.nlp, resources.store)
         start = time.perf_counter()
-        hits = ranker.search(item.question)
-        ranking = ranker.rank(analysis, hits)
+        found = ranker.search(item.question)  # the round's one corpus search
+        ranking = ranker.rank(analysis, found)
         rows["graph_only"].append(
             {"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold, "s": time.perf_counter() - start, "read": config.evidence.k}
         )
         start = time.perf_counter()
-        selected = ranker.select(analysis, hits, ranking.passages, False).passages
+        selected = ranker.select(analysis, found, ranking.passages, False).passages
         selecting = time.perf_counter() - start
         read: list = []
         for name, listed, budget in zip(trees, lists, budgets):
@@ -110,7 +110,7 @@ def main() -> None:
             rows[listed].append({"docs": _dedupe(p.doc_id for p in order), "gold": gold, "s": selecting})
         for name, agent in agents.items():
             start = time.perf_counter()
-            chosen = agent.select(analysis, hits, ranking.passages if agent.evidence.graph else (), agent.evidence.graph)
+            chosen = agent.select(analysis, found, ranking.passages if agent.evidence.graph else (), agent.evidence.graph)
             facts, record = chosen.passages, chosen.record
             rows[name].append(
                 {

@@ -102,7 +102,7 @@ class CallCounter:
                     real = getattr(cls, name)
                     setattr(cls, name, self._counted(f"{cls.__name__}.{name}", real))
                     stack.callback(setattr, cls, name, real)
-            Trace.step = step  # type: ignore[method-assign]
+            Trace.step = step  # type: ignore[method-assign, assignment]
             stack.callback(setattr, Trace, "step", real_step)
             Embeddings.search = search  # type: ignore[method-assign]
             stack.callback(setattr, Embeddings, "search", real_search)
