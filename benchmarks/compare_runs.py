@@ -40,6 +40,24 @@ def summary(a: list[dict], b: list[dict]) -> dict:
     return out
 
 
+def changed_answers(a: list[dict], b: list[dict]) -> list[dict]:
+    """The questions answered differently in b: what a change meant to leave alone is checked one by one."""
+    a, b = paired_rows(a, b)
+    return [
+        {
+            "id": x["id"],
+            "question": x["question"],
+            "gold": x["gold"],
+            "a": x["prediction"],
+            "b": y["prediction"],
+            "em_a": x["em"],
+            "em_b": y["em"],
+        }
+        for x, y in zip(a, b)
+        if x["prediction"] != y["prediction"]
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a", type=Path, help="the run before (a results/<dataset>/<run> folder)")
@@ -55,6 +73,7 @@ def main() -> None:
     b = [r for r in _rows(args.b, method_b) if r["id"] not in left_out]
     types = sorted({r.get("type") or "all" for r in a})
     result = {"a": str(args.a), "b": str(args.b), "method": args.method, "method_b": method_b, "overall": summary(a, b)}
+    result["changed_answers"] = changed_answers(a, b)
     if args.exclude:
         result["excluded"] = {"run": str(args.exclude), "questions": len(left_out)}
     if len(types) > 1:
