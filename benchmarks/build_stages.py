@@ -39,7 +39,7 @@ DVC_STAGES = ("prepare_corpus", "build_corpus_index", "build_seed_graph", "build
 
 def dvc_rows(config_source: str) -> list[dict[str, Any]]:
     """`dvc repro -s` of each stage in a copy of the project's pipeline; wall seconds each, children's peak RSS."""
-    project = Path(__file__).resolve().parents[2]
+    project = Path(__file__).resolve().parents[1]
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)

@@ -46,15 +46,15 @@ def changed_answers(a: list[dict], b: list[dict]) -> list[dict]:
     return [
         {
             "id": x["id"],
-            "question": x["question"],
-            "gold": x["gold"],
-            "a": x["prediction"],
-            "b": y["prediction"],
+            "question": x.get("question"),
+            "gold": x.get("gold"),
+            "a": x.get("prediction"),
+            "b": y.get("prediction"),
             "em_a": x["em"],
             "em_b": y["em"],
         }
         for x, y in zip(a, b)
-        if x["prediction"] != y["prediction"]
+        if x.get("prediction") != y.get("prediction")
     ]
 
 

@@ -91,7 +91,7 @@ def main() -> None:
             {"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold, "s": time.perf_counter() - start, "read": config.evidence.k}
         )
         start = time.perf_counter()
-        selected = ranker.select(analysis, found, ranking.passages, False).passages
+        selected = ranker.select(analysis, found, ranking.passages, False, ranker.evidence).passages
         selecting = time.perf_counter() - start
         read: list = []
         for name, listed, budget in zip(trees, lists, budgets):
@@ -110,7 +110,7 @@ def main() -> None:
             rows[listed].append({"docs": _dedupe(p.doc_id for p in order), "gold": gold, "s": selecting})
         for name, agent in agents.items():
             start = time.perf_counter()
-            chosen = agent.select(analysis, found, ranking.passages if agent.evidence.graph else (), agent.evidence.graph)
+            chosen = agent.select(analysis, found, ranking.passages if agent.evidence.graph else (), agent.evidence.graph, agent.evidence)
             facts, record = chosen.passages, chosen.record
             rows[name].append(
                 {

@@ -26,7 +26,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[1]
 QUESTIONS = [
     "What does npm ci do when package.json and package-lock.json do not match?",
     "Which npm command removes extraneous packages?",

@@ -11,7 +11,7 @@ import yaml
 
 from enrich_rag.config import load_config, paths_under
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[1]
 BUNDLED = PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
 
 

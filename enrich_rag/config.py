@@ -117,6 +117,9 @@ class AgentConfig:
     edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; title links cost less, relevant relations less
     # Not sure after enrichment (perplexity still over the threshold): say so instead of guessing.
     abstain: bool = False
+    # Plan a multi-hop question as single-hop sub-questions and read them one at a time, each hop its own
+    # search (agent/plan.py); off: the whole question read at once (the enrichrag_single ablation).
+    hops: bool = True
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ class EvidenceConfig:
     graph: bool = True  # PageRank passages join entity-first's candidates (off: the ef_no_graph ablation)
     candidates: int = bounded(10, ge=1, le=200)  # passages PageRank hands on (and entity-first's top-K)
     k: int = bounded(2, ge=1, le=20)  # passages read in the first iteration (entity-first: the fixed budget)
+    hop_k: int = bounded(1, ge=1, le=20)  # passages a sub-question of a plan reads first (one hop, one passage)
     # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")
     micro_queries: bool = True  # search for missing entities / bridges and swap them in

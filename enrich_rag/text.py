@@ -7,6 +7,7 @@ same words the same way never needs an import from a room above.
 from __future__ import annotations
 
 import re
+import string
 from functools import lru_cache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -21,6 +22,22 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "no", "mt", "ft", "inc", "co", "ltd", "u.s", "e.g", "i.e"}
 # The cheap split for a passage's lead: any . ! ? before whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def states(text: str, answer: str) -> bool:
+    """Whether `text` says `answer` (both normalised; whole words)."""
+    said, wanted = f" {normalize_answer(text)} ", normalize_answer(answer)
+    return bool(wanted) and f" {wanted} " in said
 
 
 def content_words(text: str) -> set[str]:

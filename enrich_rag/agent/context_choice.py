@@ -26,8 +26,9 @@ from enrich_rag.evidence.query_analysis import QueryAnalysis
 from enrich_rag.evidence.select import Selection
 from enrich_rag.storage.passages import Passage
 
-# Entity-first selection over the round's corpus hits: (analysis, hits, graph passages, search the graph index too?)
-Select = Callable[[QueryAnalysis, Sequence[Passage], Sequence[Passage], bool], Selection]
+# Entity-first selection over the round's corpus hits: (analysis, hits, graph passages, search the graph index
+# too?, the evidence settings it selects with)
+Select = Callable[[QueryAnalysis, Sequence[Passage], Sequence[Passage], bool, EvidenceConfig], Selection]
 
 
 class ContextRound(Protocol):
@@ -37,6 +38,8 @@ class ContextRound(Protocol):
 
 
 class ContextChoice(Protocol):
+    evidence: EvidenceConfig  # its `k`: the passages of the first read
+
     @property
     def reads_graph(self) -> bool: ...  # whether its rounds need GraphRank's walk
 
@@ -108,7 +111,7 @@ class TreeChoice:
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
         assert ranking is not None  # the tree is cut from GraphRank's neighbourhood
         # The tree reads the graph itself: entity-first's micro-queries search the corpus only.
-        selection = self.select(analysis, hits, ranking.passages, False)
+        selection = self.select(analysis, hits, ranking.passages, False, self.evidence)
         pool = _unique([*selection.passages, *ranking.passages])
         scores = entity_scores(pool, analysis.entities, ranking.dense, self.evidence)
         return TreeRound(
@@ -127,7 +130,7 @@ class EntityFirstChoice:
 
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
         graph_passages = ranking.passages if ranking else []
-        selection = self.select(analysis, hits, graph_passages, self.evidence.graph)
+        selection = self.select(analysis, hits, graph_passages, self.evidence.graph, self.evidence)
         return ListRound([*selection.passages, *graph_passages], self.evidence.k, ranking, selection.record)
 
 

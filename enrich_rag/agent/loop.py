@@ -23,9 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from enrich_rag.agent.context_choice import ContextRound, SurfacedRound, context_choice
+from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
+from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph
+from enrich_rag.agent.plan import CHAIN, SINGLE, Plan, make_plan, one_hop
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
     ANSWER,
@@ -46,7 +48,7 @@ from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
-from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
+from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import ppl_threshold
@@ -87,6 +89,7 @@ class Answer:
     subgraph: dict[str, Any]
     trace: Trace = field(repr=False)
     threshold: float = 0.0  # the perplexity under which an answer counts as sure
+    chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
@@ -98,6 +101,7 @@ class Answer:
             "threshold": self.threshold,
             "citations": [asdict(c) for c in self.citations],
             "subgraph": self.subgraph,
+            "chain": self.chain,
             "trace": self.trace.to_dict(),
         }
 
@@ -114,6 +118,7 @@ class Answer:
             data.get("subgraph", {}),
             Trace.from_dict(data.get("trace", {"question": data["question"]})),
             float(data.get("threshold", 0.0)),
+            list(data.get("chain", [])),
         )
 
 
@@ -124,6 +129,11 @@ class SearchRound:
     best: Sufficiency | None = None
     subgraph: Subgraph = field(default_factory=Subgraph)
     ranked: tuple[Passage, ...] = ()  # the round's PageRank passages: what EnrichGraph reads first
+    grounded: bool = True  # a hop's read: what it read states its answer
+
+    def better_than(self, other: SearchRound) -> bool:
+        """A grounded read beats an ungrounded one; then the lower perplexity."""
+        return other.best is None or (self.grounded, -self.perplexity) > (other.grounded, -other.perplexity)
 
     @property
     def perplexity(self) -> float:
@@ -172,6 +182,8 @@ class Agent:
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
         self.choice = context_choice(config, evidence, self.select)
+        # A plan's hops: one single-hop question each, one passage first (`evidence.hop_k`).
+        self.hop_choice = context_choice(config, dataclasses.replace(evidence, k=evidence.hop_k), self.select)
 
     def answer(
         self,
@@ -188,21 +200,15 @@ class Agent:
         trace = Trace(question, should_stop=should_stop)
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
-        # The question is read as one hop; a planner that splits it into single-hop sub-questions would
-        # run the rounds below once per hop.
-        best = before = SearchRound()
-        done: dict[tuple[str, ...], Sufficiency] = {}  # every context read so far, by its lines
-        for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(analysis, round_, trace, before, done)
-            decision = self._decide(found, allow, round_, trace, time_for_enrichment)
-            if found.perplexity < best.perplexity or best.best is None:
-                best = found  # an enrichment round keeps its answer only when it reads better
-            if decision != ENRICH or not self._enrich(question, found, trace).grew:
-                break
-            before = found
+        plan = self._plan(question, trace) if self.config.hops else one_hop(question)
+        hops: list[Hop] = []
+        if plan.kind == SINGLE:
+            best = self._rounds(analysis, allow, trace, time_for_enrichment)
+        else:
+            hops, best = self._chain(plan, analysis, trace)
         text = self._compared(question, best, trace)
         trace.seconds = round(time.perf_counter() - start, 4)
-        sure = best.perplexity < self.ppl_threshold
+        sure = best.perplexity < self.ppl_threshold and all(h.grounded for h in hops)
         if not sure and self.config.abstain:
             text = NOT_FOUND
         return Answer(
@@ -214,7 +220,56 @@ class Agent:
             best.subgraph.to_dict(),
             trace,
             self.ppl_threshold,
+            [h.record() for h in hops],
         )
+
+    def _rounds(self, analysis: QueryAnalysis, allow: bool, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> SearchRound:
+        """The question read as one: search rounds, each retried after an enrichment when it was not enough.
+        The answer is the round that read best."""
+        best = before = SearchRound()
+        done: dict[tuple[str, ...], Sufficiency] = {}  # every context read so far, by its lines
+        for round_ in range(self.config.max_enrich_rounds + 1):
+            found = self._search_round(analysis, round_, trace, before, done)
+            decision = self._decide(found, allow, round_, trace, time_for_enrichment)
+            if found.perplexity < best.perplexity or best.best is None:
+                best = found  # an enrichment round keeps its answer only when it reads better
+            if decision != ENRICH or not self._enrich(analysis.question, found, trace).grew:
+                break
+            before = found
+        return best
+
+    def _plan(self, question: str, trace: Trace) -> Plan:
+        with trace.step("Plan", query=question) as step:
+            plan = make_plan(self.resources.llm, question)
+            step.outputs = plan.record()
+        return plan
+
+    def _chain(self, plan: Plan, analysis: QueryAnalysis, trace: Trace) -> tuple[list[Hop], SearchRound]:
+        """Each hop searched and read on its own, its slots filled with the answers before it. A chain
+        answers with its last hop; side-by-side hops and comparisons with one read over all of them."""
+        hops: list[Hop] = []
+        done: dict[tuple[str, ...], Sufficiency] = {}
+        for index in range(len(plan.hops)):
+            answers = [h.answer for h in hops]
+            sub = hop_analysis(analyze_query(plan.filled(index, answers), self.resources.nlp, self.resources.store), answers)
+            found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounded)
+            said = found.best.answer if found.best else ""
+            hop = Hop(index + 1, sub.question, said, found.perplexity, found.best is not None and found.grounded, found.evidence)
+            hop.subgraph = found.subgraph
+            with trace.step("Hop", hop=hop.index, question=hop.question) as step:
+                step.outputs = hop.record()
+            hops.append(hop)
+        drawn = [h.subgraph for h in hops]
+        if plan.kind == CHAIN and analysis.kind != COMPARISON:
+            last = hops[-1]
+            read = list(dict.fromkeys(e for h in hops for e in h.evidence))
+            answer = Sufficiency(last.answer, last.perplexity, tuple(read))
+            return hops, SearchRound(answer, merged_subgraph(drawn, read), grounded=last.grounded)
+        evidence = chain_evidence(hops)
+        with trace.step("CheckSufficiency", facts=len(evidence), hops=len(hops)) as step:
+            composed = check_sufficiency(self.resources.llm, analysis.question, evidence, self.max_new_tokens)
+            step.outputs = composed.record()
+        return hops, SearchRound(composed, merged_subgraph(drawn, evidence))
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
         with trace.step("AnalyzeQuery", query=question) as step:
@@ -242,13 +297,15 @@ class Agent:
             limit=max(self.evidence.candidates, self.evidence.k),
         )
 
-    def select(self, analysis: QueryAnalysis, hits: Sequence[Passage], graph_passages: Sequence[Passage], use_graph: bool) -> Selection:
+    def select(
+        self, analysis: QueryAnalysis, hits: Sequence[Passage], graph_passages: Sequence[Passage], use_graph: bool, evidence: EvidenceConfig
+    ) -> Selection:
         """Entity-first selection over the round's hits; the graph's PageRank passages join its candidate pool."""
         retrieval = self.resources.retrieval()
         if not use_graph:
             retrieval = dataclasses.replace(retrieval, graph=None)
-        reranker = self.resources.reranker(self.evidence)
-        return select_evidence(analysis, retrieval, self.evidence, reranker, self.resources.nlp, graph_passages, hits)
+        reranker = self.resources.reranker(evidence)
+        return select_evidence(analysis, retrieval, evidence, reranker, self.resources.nlp, graph_passages, hits)
 
     def _search_round(
         self,
@@ -257,22 +314,28 @@ class Agent:
         trace: Trace,
         before: SearchRound,
         done: dict[tuple[str, ...], Sufficiency],
+        choice: ContextChoice | None = None,
+        grounding: Callable[[Sufficiency], bool] | None = None,
     ) -> SearchRound:
         """Search -> choose -> read, one passage wider each iteration, until more context stops helping.
         A round after an enrichment (`before`: the round it retries) first reads what the enrichment
         surfaced, when it surfaced any. A context read before (`done`) is not read again: greedy decoding
-        of the same prompt gives the same answer, at a reader call's cost."""
-        question = analysis.question
-        ranking, hits = self._search(analysis, round_, trace)
+        of the same prompt gives the same answer, at a reader call's cost. With `grounding` (a hop), a
+        read whose answer what it read does not state is not sure, and a round without a grounded read
+        reads once more, one passage wider."""
+        question, choice = analysis.question, choice or self.choice
+        ranking, hits = self._search(analysis, round_, trace, choice)
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
         chooser: ContextRound | None = None
         if surfaced:
             chooser = SurfacedRound([e for e in before.evidence if isinstance(e, Passage)], surfaced, ranking)
         found, sub = SearchRound(), Subgraph()
         history: list[Sufficiency] = []
-        for iteration in range(self.config.max_iterations):
-            with trace.step("EnrichContext", query=question, budget=self.evidence.k + iteration, round=round_) as step:
-                chooser = chooser or self.choice.round(analysis, ranking, hits())
+        iterations, retried = self.config.max_iterations, grounding is None
+        iteration = 0
+        while iteration < iterations:
+            with trace.step("EnrichContext", query=question, budget=choice.evidence.k + iteration, round=round_) as step:
+                chooser = chooser or choice.round(analysis, ranking, hits())
                 wider = chooser.at(iteration, sub)
                 step.outputs = _context_record(wider, chooser.record if iteration == 0 else None)
                 if surfaced:
@@ -281,17 +344,25 @@ class Agent:
                 break  # the tree has nothing more to give
             sub = wider
             result, stop = self._read(question, sub, iteration, trace, history, done)
-            if found.best is None or result.perplexity < found.best.perplexity:
-                found = SearchRound(result, sub, tuple(ranking.passages) if ranking else ())
+            read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), grounding is None or grounding(result))
+            if read.better_than(found):
+                found = read
+            iteration += 1
+            if stop == UNDER_THRESHOLD and not read.grounded:
+                stop = None  # sure of an answer it did not read: one passage more
+            if (stop or iteration == iterations) and not found.grounded and not retried:
+                iterations, retried, stop = iteration + 1, True, None  # an ungrounded hop: once more, one passage wider
             if stop:
                 break
         return found
 
-    def _search(self, analysis: QueryAnalysis, round_: int, trace: Trace) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
+    def _search(
+        self, analysis: QueryAnalysis, round_: int, trace: Trace, choice: ContextChoice
+    ) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
         """The round's corpus search, done once and only when used (a surfaced retry of a list strategy
         needs none), and GraphRank over it when the strategy reads the graph."""
         hits = functools.cache(lambda: self.search(analysis.question))
-        if not self.choice.reads_graph:
+        if not choice.reads_graph:
             return None, hits
         with trace.step("GraphRank", query=analysis.question, round=round_) as step:
             ranking = self.rank(analysis, hits())

@@ -7,6 +7,7 @@ MuSiQue needs); for NQ the corpus ids the dataset gives. TriviaQA ships no gold 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterator
@@ -28,6 +29,8 @@ class QAItem:
     type: str = ""
     gold_docs: tuple[str, ...] = ()
     contexts: tuple[tuple[str, str], ...] = ()  # (title, text) paragraphs shipped with the question
+    # MuSiQue's gold chain: (sub-question with #n slots, sub-answer, the doc id of its paragraph) per hop
+    hops: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def has_gold(self) -> bool:
@@ -83,7 +86,19 @@ def _normalized(row: dict, where: str) -> QAItem:
         titles = set(row.get("supporting_titles") or [])
         indices = [i for i, (t, _) in enumerate(contexts) if t in titles]
     gold = _gold_from_contexts(contexts, indices) or tuple(str(d) for d in row.get("gold_doc_ids") or [])
-    return _item(row.get("id"), row.get("question"), row.get("answers"), row.get("type", ""), gold, contexts, where)
+    item = _item(row.get("id"), row.get("question"), row.get("answers"), row.get("type", ""), gold, contexts, where)
+    return dataclasses.replace(item, hops=_gold_hops(row.get("decomposition"), contexts, "support_idx"))
+
+
+def _gold_hops(steps: Any, contexts: list[tuple[str, str]], index_key: str) -> tuple[tuple[str, str, str], ...]:
+    """A gold decomposition as (sub-question, sub-answer, doc id); none when any step lacks its paragraph."""
+    hops = []
+    for step in steps or []:
+        i = step.get(index_key)
+        if not isinstance(i, int) or not 0 <= i < len(contexts):
+            return ()
+        hops.append((str(step.get("question", "")), str(step.get("answer", "")), stable_doc_id(*contexts[i])))
+    return tuple(hops)
 
 
 def _hotpot_like(row: dict, where: str) -> QAItem:
@@ -108,9 +123,10 @@ def _musique(row: dict, where: str) -> QAItem:
     indices = [i for i, p in enumerate(paragraphs) if p.get("is_supporting")]
     answers = [row.get("answer"), *(row.get("answer_aliases") or [])]
     qid = str(row.get("id", ""))
-    return _item(
+    item = _item(
         qid, row.get("question"), [a for a in answers if a], qid.split("__")[0], _gold_from_contexts(contexts, indices), contexts, where
     )
+    return dataclasses.replace(item, hops=_gold_hops(row.get("question_decomposition"), contexts, "paragraph_support_idx"))
 
 
 def _answers(row: dict) -> Any:

@@ -13,10 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.session import Session
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
+from enrich_rag.eval.ircot import ircot
+from enrich_rag.eval.metrics import exact_match
 from enrich_rag.index.embeddings import search
 from enrich_rag.llm.base import LLM, Generation
 from enrich_rag.llm.comparison import compare, parse_comparison
@@ -68,16 +71,27 @@ class CountingLLM:
 
 # name -> (allow EnrichGraph, evidence overrides): the full loop and its ablations.
 ENTITY_FIRST = {"selection": "entity_first"}
-# name -> agent overrides, for the methods that change how the loop enriches rather than what it reads.
+# name -> agent overrides, for the methods that change how the loop runs rather than what it reads. The
+# context ablations compare ways of choosing one context, so they read the question as one (`hops` off).
+ONE_READ = {"hops": False}
 AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_random": {"enrich_targets": "random"},
     "enrichrag_beyond": {"enrich_targets": "beyond_context"},
     "enrichrag_fresh": {"retry_context": "fresh"},
+    "enrichrag_single": ONE_READ,
+    "graph_only": ONE_READ,
+    "pcst_no_facts": ONE_READ,
+    "entity_first": ONE_READ,
+    "ef_no_graph": ONE_READ,
+    "ef_no_micro_queries": ONE_READ,
+    "ef_no_bridges": ONE_READ,
+    "ef_llm_rerank": ONE_READ,
 }
 AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "graph_only": (False, {"selection": "pagerank"}),  # PageRank passages alone, growing as the tree does; no enrichment
-    "enrichrag_no_enrich": (False, {}),
+    "enrichrag_no_enrich": (False, {}),  # the hop loop: a planned question read one sub-question at a time
     "enrichrag": (True, {}),
+    "enrichrag_single": (False, {}),  # the whole question read at once (the loop before plans): the ablation
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
     "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced
@@ -88,8 +102,9 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "ef_no_bridges": (False, ENTITY_FIRST | {"bridges": False}),
     "ef_llm_rerank": (False, ENTITY_FIRST | {"rerank": "llm"}),
 }
-# oracle: the gold passages alone, read with the project's prompt: the reader's ceiling.
-BASELINES = ("no_retrieval", "naive_rag", "hybrid_rag", "oracle")
+# oracle: the gold passages alone, read with the project's prompt: the reader's ceiling. oracle_hops: MuSiQue's
+# gold chain read hop by hop, each over its own gold paragraph: the ceiling of hop reading. ircot: IRCoT.
+BASELINES = ("no_retrieval", "naive_rag", "hybrid_rag", "oracle", "oracle_hops", "ircot")
 METHODS = (*BASELINES, *AGENT_METHODS)
 
 
@@ -126,6 +141,37 @@ def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
     )
 
 
+def oracle_hops(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
+    """Each gold hop's question, its slots filled with the reader's own earlier answers, read over that
+    hop's gold paragraph alone; the last hop's answer. A question without a gold chain is read as `oracle`."""
+    if not item.hops:
+        return oracle(resources, llm, item)
+    chain = Plan(tuple(q for q, _, _ in item.hops))
+    answers: list[str] = []
+    hops, texts = [], []
+    for i, (_, gold, doc) in enumerate(item.hops):
+        question = chain.filled(i, answers)
+        read_here = [p.content for p in resources.passages.by_doc_ids([doc])]
+        answers.append(read_answer(llm, question, read_here, resources.config.llm.max_new_tokens))
+        texts += read_here
+        hops.append({"hop": i + 1, "question": question, "answer": answers[-1], "gold": gold, "em": exact_match(answers[-1], [gold])})
+    docs = _dedupe([doc for _, _, doc in item.hops])
+    return Prediction(answers[-1], docs, texts, trace={"hops": hops})
+
+
+def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Prediction:
+    """IRCoT (eval/ircot.py) over the corpus index the loop searches, with its reader."""
+    config = resources.config
+
+    def hybrid(query: str, k: int) -> list[tuple[str, str]]:
+        return [(h["doc_id"], h["text"]) for h in search(resources.corpus_index, query, k, config.embeddings, columns=("text", "doc_id"))]
+
+    run = ircot(llm, hybrid, question)
+    texts = [text for _, text in run.paragraphs]
+    answer = run.answer or read_answer(llm, question, texts, config.llm.max_new_tokens)
+    return Prediction(answer, _dedupe([doc for doc, _ in run.paragraphs])[:RETRIEVED], texts, trace={"thoughts": run.thoughts})
+
+
 def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
     config = session.config
@@ -137,7 +183,7 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
         answer = agent.answer(item.question, allow_enrich=allow)
         trace = answer.trace
         rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
-        docs = _dedupe([c.doc_id for c in answer.citations])[:RETRIEVED]
+        docs = _dedupe([c.doc_id for c in answer.citations if c.doc_id])[:RETRIEVED]
         contexts = [s.outputs for s in trace.steps if s.tool == "EnrichContext"]
         summary = {
             "tools": trace.tools(),
@@ -148,6 +194,8 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
             "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
             "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0,
             "reads": _reads(trace),
+            "plan": next((s.outputs for s in trace.steps if s.tool == "Plan"), None),
+            "chain": answer.chain,
         } | _graph_record(trace)
         return Prediction(
             answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
@@ -194,6 +242,10 @@ def make_method(name: str, session: Session, llm: CountingLLM) -> Callable[[QAIt
         run = agent_method(session, name)
     elif name == "oracle":
         run = lambda item: oracle(resources, llm, item)  # noqa: E731
+    elif name == "oracle_hops":
+        run = lambda item: oracle_hops(resources, llm, item)  # noqa: E731
+    elif name == "ircot":
+        run = lambda item: ircot_method(resources, llm, item.question)  # noqa: E731
     else:
         hybrid = {"no_retrieval": None, "naive_rag": False, "hybrid_rag": True}[name]
         run = lambda item: rag_baseline(resources, llm, item.question, hybrid)  # noqa: E731

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+from enrich_rag.text import normalize_answer
 
 
 def exact_match(prediction: str, golds: list[str]) -> float:

@@ -9,6 +9,7 @@ nothing here is scripted, the answers are the reader's of the day.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,8 @@ def tell(
     session = Session(writable_copy(config, workdir), llm=llm, extractor=extractor)
     resources = session.resources
     try:
-        agent = session.agent()
+        # Read as one question: a planned question's hops do not enrich yet, and the story is about enrichment.
+        agent = session.agent(dataclasses.replace(session.config.agent, hops=False))
         gold = list(story["answers"])
         before = agent.answer(story["question"], allow_enrich=False)
         after = agent.answer(story["question"])

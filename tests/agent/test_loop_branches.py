@@ -70,11 +70,12 @@ def world(tmp_path_factory, spacy_extractor):
 
 
 def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
-    """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built."""
+    """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built. The
+    question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
     evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    return make_agent(resources, dataclasses.replace(copy.agent, **agent), evidence), resources
+    return make_agent(resources, dataclasses.replace(copy.agent, **({"hops": False} | agent)), evidence), resources
 
 
 def _outputs(answer, tool):
@@ -345,7 +346,7 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     reply = '{"facts": [["Christopher Nolan", "directed", "Inception"]]}'
     deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]), fact_prompt)
     resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
-    agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1))
+    agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, hops=False))
     assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it
     answer = agent.answer(QUESTION)
     enriched = _outputs(answer, "EnrichGraph")[0]
@@ -371,7 +372,9 @@ def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(
     for targets in ("ranked", "beyond_context"):
         deep = LLMExtractor(ScriptedLLM([('{"facts": []}', 1.0)]), fact_prompt)
         resources = Resources(writable_copy(copy, tmp_path / targets), llm=ScriptedLLM([("Paris", 20.0)]), extractor=deep)
-        agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets))
+        agent = make_agent(
+            resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets, hops=False)
+        )
         answer = agent.answer(QUESTION)
         read_whole = set(_outputs(answer, "EnrichContext")[0]["chunk_ids"])
         runs[targets] = (read_whole, set(_outputs(answer, "EnrichGraph")[0]["new_chunks"]))
@@ -441,3 +444,63 @@ def test_an_unreadable_answer_leaves_a_trace_that_is_strict_json(world, tmp_path
     checks = [s for s in reply["trace"]["steps"] if s["tool"] == "CheckSufficiency"]
     decide = [s for s in reply["trace"]["steps"] if s["tool"] == "AnalyzeDecide"]
     assert checks[0]["outputs"]["perplexity"] is None and decide[0]["inputs"]["perplexity"] is None
+
+
+CHAIN = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
+
+
+def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(world, tmp_path, spacy_extractor):
+    """The plan's second hop is searched with the first hop's answer filled in: its own search finds the
+    director's page, which the question alone never names. Every hop's passages are cited and drawn."""
+    script = [(CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert _outputs(answer, "Plan")[0] == {"hops": ["Who directed Inception?", "Where was #1 born?"], "kind": "chain"}
+    first, second = answer.chain
+    assert first["question"] == "Who directed Inception?" and first["answer"] == "Christopher Nolan" and first["grounded"]
+    assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
+    assert answer.answer == "London" and answer.sufficient
+    assert "nolan::c0" in second["chunk_ids"]  # the second hop's own search found the director's page
+    assert [len(h["chunk_ids"]) for h in answer.chain] == [1, 1]  # one passage first (evidence.hop_k), sure at once
+    assert resources.llm.prompts[2].count("Question: Where was Christopher Nolan born?") == 1  # the hop's question, filled
+    cited = {c.chunk_id for c in answer.citations}
+    drawn = {n["chunk_id"] for n in answer.subgraph["nodes"] if n["kind"] == "passage"}
+    assert set(first["chunk_ids"]) | set(second["chunk_ids"]) <= cited and cited <= drawn
+    assert [s.tool for s in answer.trace.steps].count("GraphRank") == 2  # one search (and neighbourhood read) per hop
+
+
+def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, spacy_extractor):
+    """A sub-answer no passage it read states is not taken as sure, however low its perplexity: the hop
+    reads once more, one passage wider, and the chain is marked unsure."""
+    script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Los Angeles", 1.1)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    first = answer.chain[0]
+    assert first["answer"] == "Steven Spielberg" and not first["grounded"]
+    assert len(first["chunk_ids"]) == 2  # the retry: one passage wider than the first read
+    assert not answer.sufficient  # an ungrounded hop leaves the answer unsure
+
+
+def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
+    """Hops that name no earlier answer are read side by side; one last read over their answers (cited
+    fact lines) and passages answers the question."""
+    plan = '{"hops": ["Who directed Inception?", "Where was Christopher Nolan born?"]}'
+    script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1), ("London", 1.2)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert _outputs(answer, "Plan")[0]["kind"] == "parallel" and answer.answer == "London"
+    final = resources.llm.prompts[-1]
+    assert "Fact: Who directed Inception? | is answered by | Christopher Nolan" in final
+    assert any(c.triple.startswith("Who directed Inception?") and c.chunk_id.startswith("inception::") for c in answer.citations)
+
+
+def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tmp_path, spacy_extractor):
+    script = [('{"hops": ["Who designed the Starling Bridge?", "Where was #1 born?"]}', 2.0), ("London", 1.1)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert _outputs(answer, "Plan")[0] == {
+        "hops": [QUESTION],
+        "kind": "single",
+        "note": "hop 1 asks about nothing the question names",
+    }
+    assert answer.chain == [] and answer.answer == "London" and "Hop" not in answer.trace.tools()

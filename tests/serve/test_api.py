@@ -268,3 +268,20 @@ def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_c
         decide = [s["outputs"] for s in second["trace"]["steps"] if s["tool"] == "AnalyzeDecide"]
         assert "EnrichGraph" not in [s["tool"] for s in second["trace"]["steps"]]
         assert decide[0]["reason"] == "no time left to enrich within the request's limit"
+
+
+def test_a_planned_question_returns_its_chain_and_draws_every_hops_passages(gap_config, spacy_extractor):
+    """The reader is scripted (a plan, then two sub-answers: what a real model says is not the point);
+    the server, graph and indexes are real."""
+    from tests.scripted_llm import ScriptedLLM
+
+    plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
+    reader = ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)])
+    session = Session(gap_config, llm=reader, extractor=spacy_extractor)
+    with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
+        data = client.post("/api/query", json={"question": "Where was the director of Inception born?", "allow_enrich": False}).json()
+    session.close()
+    assert data["answer"] == "London" and [h["answer"] for h in data["chain"]] == ["Christopher Nolan", "London"]
+    drawn = {n["chunk_id"] for n in data["subgraph"]["nodes"] if n["kind"] == "passage"}
+    assert all(set(hop["chunk_ids"]) <= drawn for hop in data["chain"]) and all(hop["chunk_ids"] for hop in data["chain"])
+    assert [s["tool"] for s in data["trace"]["steps"]].count("Hop") == 2

@@ -62,6 +62,26 @@ function renderCitations(citations) {
   });
 }
 
+// A planned question's hops, in order: each sub-question, its answer, whether what it read states it,
+// and its passages (a click opens one).
+function renderChain(chain) {
+  const list = $("chain");
+  list.replaceChildren();
+  (chain || []).forEach((hop) => {
+    const item = document.createElement("li");
+    item.dataset.hop = hop.hop;
+    item.append(text("span", `${hop.question} → `), text("strong", hop.answer || "(no answer)"));
+    item.append(text("span", hop.grounded ? " (read in its passage)" : " (not found in what it read)", hop.grounded ? "muted" : "unsure"));
+    hop.chunk_ids.forEach((chunkId) => {
+      const link = text("a", ` [${chunkId}]`);
+      link.dataset.chunk = chunkId;
+      link.addEventListener("click", () => openChunk(chunkId));
+      item.append(link);
+    });
+    list.append(item);
+  });
+}
+
 async function openChunk(chunkId) {
   const view = $("chunk-view");
   try {
@@ -143,6 +163,7 @@ async function ask(event) {
     $("answer").textContent = data.answer || "(no answer)";
     $("answer").classList.toggle("unsure", !data.sufficient);
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
+    renderChain(data.chain);
     renderCitations(data.citations);
     renderGraph(data.subgraph, data.citations);
     renderTimeline(data.trace);

@@ -1,0 +1,32 @@
+"""Reading the planner's reply: what is a plan, and what falls back to the question as one hop (and why)."""
+
+from enrich_rag.agent.plan import CHAIN, PARALLEL, SINGLE, parse_plan
+
+QUESTION = "Where did the director of Passport to Rio die?"
+
+
+def test_a_chain_fills_its_slots_with_earlier_answers():
+    plan = parse_plan(QUESTION, '{"hops": ["Who directed Passport to Rio?", "Where did #1 die?"]}')
+    assert plan.kind == CHAIN and not plan.note
+    assert plan.filled(1, ["Jack Bernhard"]) == "Where did Jack Bernhard die?"
+
+
+def test_independent_hops_are_parallel_and_one_hop_is_the_question_itself():
+    both = parse_plan("Was Ann born before Bo?", '{"hops": ["When was Ann born?", "When was Bo born?"]}')
+    assert both.kind == PARALLEL
+    single = parse_plan(QUESTION, '{"hops": ["Where did the director die?"]}')
+    assert single.kind == SINGLE and single.hops == (QUESTION,)  # the question as asked, not the rewording
+
+
+def test_what_cannot_be_a_plan_is_one_hop_with_the_reason():
+    cases = {
+        "not json": "the plan was not JSON",
+        '{"hops": []}': "the plan had no hops",
+        '{"steps": ["a"]}': "the plan had no hops",
+        '{"hops": ["Where did #2 die?", "Who directed Passport to Rio?"]}': "hop 1 names an answer not known before it",
+        '{"hops": ["Who designed the Starling Bridge?", "Where did #1 die?"]}': "hop 1 asks about nothing the question names",
+        '{"hops": ["a rio", "b rio", "c rio", "d rio", "e rio"]}': "the plan had 5 hops (at most 4)",
+    }
+    for reply, note in cases.items():
+        plan = parse_plan(QUESTION, reply)
+        assert plan.hops == (QUESTION,) and plan.note == note, reply
