@@ -24,14 +24,17 @@ YES_NO = {"yes", "no"}
 HOP_RELATION = "is answered by"
 
 
-def grounded(result: Sufficiency) -> bool:
-    """What the hop read states its answer (a span of a passage or a fact line). A yes or no cannot be
-    a span: it counts as grounded when something was read."""
+def grounded(result: Sufficiency, question: str) -> bool:
+    """What the hop read states its answer (a span of a passage or a fact line), and the answer is not
+    what the hop asked about (the sub-question's own subject read back). A yes or no cannot be a span: it
+    counts as grounded when something was read."""
     answer = normalize_answer(result.answer)
     if not answer:
         return False
     if answer in YES_NO:
         return bool(result.evidence)
+    if states(question, result.answer):
+        return False
     return any(states(reading_line(e), result.answer) for e in result.evidence)
 
 

@@ -252,7 +252,9 @@ class Agent:
         for index in range(len(plan.hops)):
             answers = [h.answer for h in hops]
             sub = hop_analysis(analyze_query(plan.filled(index, answers), self.resources.nlp, self.resources.store), answers)
-            found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounded)
+            found = self._search_round(
+                sub, 0, trace, SearchRound(), done, self.hop_choice, functools.partial(grounded, question=sub.question)
+            )
             said = found.best.answer if found.best else ""
             hop = Hop(index + 1, sub.question, said, found.perplexity, found.best is not None and found.grounded, found.evidence)
             hop.subgraph = found.subgraph

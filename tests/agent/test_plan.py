@@ -30,3 +30,18 @@ def test_what_cannot_be_a_plan_is_one_hop_with_the_reason():
     for reply, note in cases.items():
         plan = parse_plan(QUESTION, reply)
         assert plan.hops == (QUESTION,) and plan.note == note, reply
+
+
+def test_a_hop_that_reads_back_its_own_subject_is_not_grounded():
+    """The reader over a company's page asked when it was dissolved answers with the company's name:
+    the passage states it, but it is what the hop asked about, not an answer."""
+    from enrich_rag.agent.hops import grounded
+    from enrich_rag.agent.sufficiency import Sufficiency
+    from enrich_rag.storage.passages import Passage
+
+    page = Passage("b::c0", "b", "BAE Systems", "BAE Systems was formed on 30 November 1999 by a merger.")
+    question = "When was BAE Systems formed?"
+    assert not grounded(Sufficiency("BAE Systems", 1.1, (page,)), question)
+    assert grounded(Sufficiency("30 November 1999", 1.1, (page,)), question)
+    assert not grounded(Sufficiency("1 May 1977", 1.1, (page,)), question)  # not what it read
+    assert grounded(Sufficiency("yes", 1.1, (page,)), "Was BAE Systems formed by a merger?")
