@@ -192,3 +192,14 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
     assert tree.nodes["p:nolan::c0"]["context"] is True and tree.nodes["christopher nolan"]["context"] is False
     bad = runner.invoke(app, ["graph", "export", str(tmp_path / "b.graphml"), "--answer", str(params)])
     assert bad.exit_code == 1 and "not an answer saved" in bad.output
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    from typer.testing import CliRunner
+
+    from enrich_rag.cli.main import app
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout == f"enrich-rag {version('enrich-rag')}\n"

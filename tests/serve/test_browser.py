@@ -107,3 +107,53 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         assert shot.stat().st_size > 10_000
     finally:
         driver.quit()
+
+
+@pytest.mark.slow  # a served app in Chromium
+def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_config, spacy_extractor):
+    """The reader is scripted (a plan, then two sub-answers) so the question is planned whatever a model
+    would say; the server, page, graph and indexes are real."""
+    import threading
+
+    import uvicorn
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from enrich_rag.agent.session import Session
+    from enrich_rag.serve.app import create_app
+    from tests.scripted_llm import ScriptedLLM
+
+    plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
+    session = Session(gap_config, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(gap_config, session), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        driver.get(f"http://127.0.0.1:{port}")
+        WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+        driver.find_element(By.ID, "allow-enrich").click()
+        driver.find_element(By.ID, "question").send_keys("Where was the director of Inception born?")
+        driver.find_element(By.ID, "ask").click()
+        WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        assert driver.find_element(By.ID, "answer").text == "London", driver.find_element(By.ID, "status").text
+        hops = driver.find_elements(By.CSS_SELECTOR, "#chain li")
+        assert [h.get_attribute("data-hop") for h in hops] == ["1", "2"] and "Christopher Nolan" in hops[0].text
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
+        drawn = set(driver.execute_script("return window.cy.nodes('[passage = 1]').map((n) => n.data('chunk'))"))
+        read = [a.get_attribute("data-chunk") for hop in hops for a in hop.find_elements(By.TAG_NAME, "a")]
+        assert read and set(read) <= drawn  # every hop's passages are nodes of the drawn subgraph
+    finally:
+        driver.quit()
+        server.should_exit = True
+        thread.join(timeout=30)
+        session.close()
