@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, action="append", required=True, help="markdown folders (repeatable)")
     parser.add_argument("--question", action="append", default=None, help="default: five about the npm and Node.js docs")
     parser.add_argument("--skip-demo", action="store_true", help="only install (scripts/run.sh fast), no demo build")
+    parser.add_argument("--fast-only", action="store_true", help="stop after scripts/run.sh fast (install and the fast test layer)")
     parser.add_argument("--out", default="bench_results/newcomer.json")
     args = parser.parse_args()
     console = Console(stderr=True)
@@ -99,6 +100,9 @@ def main() -> None:
             del step["stdout"]
             steps.append({"step": name} | step)
             console.print(steps[-1])
+            if args.fast_only and command[-1] == "fast":
+                Path(args.out).write_text(json.dumps({"commit": commit, "steps": steps}, indent=2) + "\n", encoding="utf-8")
+                return
         overlay = clone / "workspaces/my-docs/config.yaml"
         port = _free_port()
         started = time.perf_counter()

@@ -24,6 +24,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _chromium():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(DRIVER), options=options)
+
+
 @pytest.fixture
 def server(gap_config, tmp_path):
     import httpx
@@ -60,16 +71,10 @@ def server(gap_config, tmp_path):
 
 @pytest.mark.slow  # a served app with the real model, in Chromium
 def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = _chromium()
     try:
         driver.get(server)
         WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
@@ -116,8 +121,6 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     import threading
 
     import uvicorn
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -131,11 +134,7 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     server = uvicorn.Server(uvicorn.Config(create_app(gap_config, session), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = _chromium()
     try:
         while not server.started:
             time.sleep(0.05)
