@@ -278,6 +278,15 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "",
             *_soak(data.get("soak") or []),
         ]
+    if path.name.startswith("newcomer") and "steps" in data and "folder" not in data:  # --fast-only: the README's test command
+        return [
+            f"### The fast test layer on a fresh clone of {data['commit'][:7]}",
+            "",
+            f"From {where}: `scripts/run.sh fast` in a fresh clone (install, ruff, mypy, the fast tests).",
+            "",
+            *_table({s["step"]: s for s in data["steps"]}, ("seconds", "peak_rss_mb", "returncode"), "step"),
+            "",
+        ]
     if path.name.startswith("newcomer") and "steps" in data:
         folder = data["folder"]
         return [
