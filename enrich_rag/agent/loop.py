@@ -255,9 +255,8 @@ class Agent:
             found = self._search_round(
                 sub, 0, trace, SearchRound(), done, self.hop_choice, functools.partial(grounded, question=sub.question)
             )
-            said = found.best.answer if found.best else ""
-            hop = Hop(index + 1, sub.question, said, found.perplexity, found.best is not None and found.grounded, found.evidence)
-            hop.subgraph = found.subgraph
+            said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
+            hop = Hop(index + 1, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
             with trace.step("Hop", hop=hop.index, question=hop.question) as step:
                 step.outputs = hop.record()
             hops.append(hop)
