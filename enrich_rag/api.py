@@ -11,13 +11,15 @@ opens a project; the server and the evaluation runner hold the same `Session` on
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.session import Session
+from enrich_rag.agent.stream import streamed
 from enrich_rag.config import Config, load_config
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.graph_writer import Reconciliation
@@ -107,9 +109,23 @@ class EnrichRAG:
         overlay = build_folder(folder, workspace, params)
         return cls.open(params, overlay, llm=llm)
 
-    def ask(self, question: str, enrich: bool = True) -> Answer:
-        """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes."""
-        return self.agent.answer(question, allow_enrich=enrich)
+    @overload
+    def ask(self, question: str, enrich: bool = ..., stream: Literal[False] = ...) -> Answer: ...
+    @overload
+    def ask(self, question: str, enrich: bool = ..., *, stream: Literal[True]) -> Iterator[dict[str, Any]]: ...
+
+    def ask(self, question: str, enrich: bool = True, stream: bool = False) -> Answer | Iterator[dict[str, Any]]:
+        """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes.
+        `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
+        the answer's `token`s, then `answer` with the whole answer as JSON); closing the iterator stops
+        the question before its next tool."""
+        if not stream:
+            return self.agent.answer(question, allow_enrich=enrich)
+        agent = self.agent
+        validate_question(question)  # a bad question fails here, not on the first `next`
+        return streamed(
+            lambda on_step, should_stop: agent.answer(question, allow_enrich=enrich, should_stop=should_stop, on_step=on_step).to_dict()
+        )
 
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""

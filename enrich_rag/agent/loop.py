@@ -44,7 +44,7 @@ from enrich_rag.agent.sufficiency import (
     reading_line,
     recorded,
 )
-from enrich_rag.agent.trace import Trace
+from enrich_rag.agent.trace import Step, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
@@ -191,13 +191,15 @@ class Agent:
         allow_enrich: bool | None = None,
         should_stop: Callable[[], str | None] | None = None,
         time_for_enrichment: Callable[[], bool] | None = None,
+        on_step: Callable[[Step], None] | None = None,
     ) -> Answer:
         """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped.
         `time_for_enrichment` is asked before an EnrichGraph round: False answers with what was read
-        (unsure) instead of starting a round the request's time limit cannot hold."""
+        (unsure) instead of starting a round the request's time limit cannot hold. `on_step` is told
+        of each step as it finishes (a stream)."""
         question = validate_question(question)
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
-        trace = Trace(question, should_stop=should_stop)
+        trace = Trace(question, should_stop=should_stop, on_step=on_step)
         start = time.perf_counter()
         analysis = self._analyze(question, trace)
         plan = self._plan(question, trace) if self.config.hops else one_hop(question)

@@ -28,6 +28,10 @@ class Step:
     outputs: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
+    def summary(self) -> str:
+        """The few outputs a person follows the question by (the CLI's table, the stream's step lines)."""
+        return ", ".join(f"{k}={v}" for k, v in self.outputs.items() if k in _SUMMARY_KEYS)
+
 
 @dataclass
 class Trace:
@@ -38,6 +42,8 @@ class Trace:
     # Asked before every tool; a reason stops the question there (tools themselves are never cut
     # in half, so an enrichment commit always finishes).
     should_stop: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
+    # Told of each step as it finishes (a stream's step events).
+    on_step: Callable[[Step], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def step(self, tool: str, **inputs: Any) -> Iterator[Step]:
@@ -51,6 +57,8 @@ class Trace:
         finally:
             step.seconds = round(time.perf_counter() - start, 4)
             self.steps.append(step)
+            if self.on_step is not None:
+                self.on_step(step)
 
     def tools(self) -> list[str]:
         return [s.tool for s in self.steps]
@@ -64,7 +72,13 @@ class Trace:
         return round(sum(s.seconds for s in self.steps[tools.index("EnrichGraph") :]), 4)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "should_stop"}
+        # Field by field: `asdict` would deep-copy the callbacks (and whatever they are bound to).
+        return {
+            "question": self.question,
+            "steps": [asdict(s) for s in self.steps],
+            "partitions_written": list(self.partitions_written),
+            "seconds": self.seconds,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
@@ -79,11 +93,7 @@ class Trace:
         return json.dumps(self.to_dict(), indent=2, default=str)
 
     def summary_rows(self) -> list[tuple[str, str, str]]:
-        rows = []
-        for s in self.steps:
-            detail = ", ".join(f"{k}={v}" for k, v in s.outputs.items() if k in _SUMMARY_KEYS)
-            rows.append((s.tool, f"{s.seconds:.2f}s", detail))
-        return rows
+        return [(s.tool, f"{s.seconds:.2f}s", s.summary()) for s in self.steps]
 
 
 _SUMMARY_KEYS = {

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -145,13 +147,15 @@ def _with_project(cfg: Config, action):
         _fail(exc)
 
 
-def _print_answer(answer, as_json: bool) -> None:
+def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
+    """`streamed`: the answer's text is already on the screen."""
     if as_json:
         _emit(answer.to_dict(), True)
         return
     out = Console()
     status = "[green]confident[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
-    out.print(f"[bold]{answer.answer or '(no answer)'}[/bold]  perplexity {answer.perplexity:.2f} ({status})")
+    text = "" if streamed and answer.answer else f"[bold]{answer.answer or '(no answer)'}[/bold]  "
+    out.print(f"{text}perplexity {answer.perplexity:.2f} ({status})")
     if not answer.sufficient:
         out.print(
             f"[yellow]Not sure: the evidence read did not settle it (perplexity {answer.perplexity:.2f}, threshold "
@@ -200,20 +204,44 @@ def query(
         url = server or (None if local or abstain else client.find_server(cfg.paths.root))
         if url:
             token = client.read_token(cfg.paths.root)
-            reply = client.ask(url, question, not no_enrich, token, cfg.serve.query_timeout_s + 5)
-            answer = Answer.from_dict(reply)
+            reply = _followed(client.ask(url, question, not no_enrich, token, cfg.serve.query_timeout_s + 5), live=not as_json)
             console.print(
                 f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "
                 f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]"
             )
         else:
             with _open(cfg) as rag:
-                answer = rag.ask(question, enrich=not no_enrich)
+                reply = _followed(rag.ask(question, enrich=not no_enrich, stream=True), live=not as_json)
     except EnrichRagError as exc:
         _fail(exc)
+    answer = Answer.from_dict(reply)
     if trace_file:
         trace_file.write_text(answer.trace.to_json(), encoding="utf-8")
-    _print_answer(answer, as_json)
+    _print_answer(answer, as_json, streamed=True)
+
+
+def _followed(events: Iterator[dict[str, Any]], live: bool) -> dict[str, Any]:
+    """A streamed question shown as it runs: a line per finished step (stderr), the answer's tokens as
+    they come (stdout). Returns the whole answer."""
+    from enrich_rag.agent.stream import ANSWER, STEP, TOKEN
+
+    with console.status("AnalyzeQuery…", spinner="dots") if live else nullcontext() as status:
+        for event in events:
+            if event["event"] == ANSWER:
+                if live:
+                    sys.stdout.write("\n")
+                return event["answer"]
+            if status is None:
+                continue
+            if event["event"] == STEP:
+                line = Text.assemble(("✓ ", "green"), (event["tool"], "bold"), f" {event['seconds']:.2f}s  ", (event["summary"], "dim"))
+                console.print(line)
+                status.update(f"after {event['tool']}…")
+            elif event["event"] == TOKEN:
+                status.stop()
+                sys.stdout.write(event["text"])
+                sys.stdout.flush()
+    raise EnrichRagError("the question ended without an answer")
 
 
 @app.command()

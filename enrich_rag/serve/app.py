@@ -16,24 +16,27 @@ import math
 import os
 import threading
 import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent
+from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent, validate_question
 from enrich_rag.agent.session import Session
-from enrich_rag.agent.trace import QueryStopped
+from enrich_rag.agent.stream import OnStep, answer_events, error_event, step_event
+from enrich_rag.agent.trace import QueryStopped, Step
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve import settings as settings_io
 from enrich_rag.serve.access import TOKEN_FILE, Access, host_name, load_or_create_token
 from enrich_rag.serve.admission import Admission, Busy, Ticket
 from enrich_rag.serve.conversation import Conversations, Turn, resolve_followup
+from enrich_rag.serve.openai_chat import MODEL, ChatRequest, ChunkWriter, chat_error, checked, completion, previous_turn, turn_key
 
 STATIC = Path(__file__).parent / "static"
 
@@ -43,6 +46,7 @@ class QueryRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     allow_enrich: bool | None = None
     conversation_id: str | None = Field(None, max_length=64)
+    stream: bool = False  # server-sent events: each step as it finishes, then the answer's tokens
 
 
 class RollbackRequest(BaseModel):
@@ -123,6 +127,22 @@ class BodyLimit:
                 await _refuse(send, 413, message)
 
 
+def busy_reply(busy: Busy) -> JSONResponse:
+    retry = max(1, math.ceil(busy.retry_after_s))  # the header takes whole seconds
+    headers = {"Retry-After": str(retry)}
+    return JSONResponse({"error": f"busy: {busy}; retry in {retry} s", "retry_after_s": retry}, status_code=503, headers=headers)
+
+
+def awaited(ticket: Ticket) -> asyncio.Future:
+    future = asyncio.wrap_future(ticket.future)
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
+    return future
+
+
+def sse(event: dict[str, Any]) -> str:
+    return f"data: {json.dumps(event, default=str)}\n\n"
+
+
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
         stat = path.stat()
@@ -163,6 +183,7 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
     token, token_created = load_or_create_token(token_path)
     access = Access(token, host, allowed_hosts)
     limit_s = serve.query_timeout_s
+    started = int(time.time())
 
     def overlay() -> dict[str, Any]:
         """The saved overlay, read again when its file changed (another worker process saved it)."""
@@ -196,7 +217,7 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
         if not access.host_allowed(http.headers.get("host", "")):
             name = host_name(http.headers.get("host", ""))
             return JSONResponse({"error": f"Host '{name[:80]}' is not this server's address"}, status_code=400)
-        if access.reads_need_token and http.url.path.startswith("/api/") and not access.authorised(http.headers):
+        if access.reads_need_token and http.url.path.startswith(("/api/", "/v1/")) and not access.authorised(http.headers):
             return JSONResponse(
                 {"error": "this server is bound to a non-loopback address: every API call needs the token"}, status_code=401
             )
@@ -218,7 +239,9 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
     async def refused(_: Request, exc: EnrichRagError) -> JSONResponse:
         return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
 
-    def answer(request: QueryRequest, allow_enrich: bool | None, ticket: Ticket) -> dict[str, Any]:
+    def answer(
+        question: str, previous: Turn | None, conversation_id: str | None, allow_enrich: bool | None, ticket: Ticket, on_step: OnStep | None
+    ) -> dict[str, Any]:
         def should_stop() -> str | None:
             if ticket.cancelled.is_set():
                 return "the client disconnected"
@@ -227,10 +250,11 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
         def time_for_enrichment() -> bool:  # a round and the retry that reads it must fit in what is left
             return ticket.deadline - time.monotonic() > max(serve.enrich_reserve_s, admission.enrichment_plan_s())
 
-        previous = conversations.last(request.conversation_id)
-        asked = resolve_followup(request.question, previous)
+        asked = resolve_followup(question, previous)
         try:
-            answer = agent().answer(asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment)
+            answer = agent().answer(
+                asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment, on_step=on_step
+            )
         except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
             if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:
                 admission.record_enrichment(enriching)
@@ -238,46 +262,138 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
         if (enriching := answer.trace.enrichment_seconds()) is not None:
             admission.record_enrichment(enriching)
         analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
-        entities = tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]])
-        conversation_id = conversations.record(request.conversation_id, Turn(asked, answer.answer, entities))
+        turn = Turn(asked, answer.answer, tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]]))
+        conversations.record(turn_key(question, answer.answer), turn)  # how a chat client sends this turn back
+        conversation_id = conversations.record(conversation_id, turn)
         return answer.to_dict() | {"conversation_id": conversation_id, "resolved_question": asked}
 
-    @app.post("/api/query")
-    async def query(request: QueryRequest, http: Request) -> Any:
-        allow_enrich = request.allow_enrich
+    def over_limit() -> str:
+        return f"question over the {limit_s:g} s time limit (serve.query_timeout_s); it stops before its next step"
+
+    def submit(
+        question: str, previous: Turn | None, conversation_id: str | None, enrich: bool | None, http: Request, on_step: OnStep | None = None
+    ) -> Ticket:
+        """The question in the reader's line (Busy when it cannot be answered in time); read-only without the token."""
         if not access.authorised(http.headers):
-            if allow_enrich:
+            if enrich:
                 require_token(http, "enrichment (allow_enrich)")
-            allow_enrich = False  # read-only without the token
-        try:
-            ticket = admission.submit(lambda t: answer(request, allow_enrich, t), limit_s)
-        except Busy as busy:
-            retry = max(1, math.ceil(busy.retry_after_s))  # the header takes whole seconds
-            return JSONResponse(
-                {"error": f"busy: {busy}; retry in {retry} s", "retry_after_s": retry}, status_code=503, headers={"Retry-After": str(retry)}
-            )
-        job = asyncio.wrap_future(ticket.future)
-        job.add_done_callback(lambda f: f.cancelled() or f.exception())  # a question stopped after we replied
+            enrich = False
+        return admission.submit(lambda t: answer(question, previous, conversation_id, enrich, t, on_step), limit_s)
+
+    def finished(ticket: Ticket, http: Request) -> dict[str, Any]:
+        return ticket.future.result() | {"timing": ticket.timing(), "read_only": not access.authorised(http.headers)}
+
+    async def outcome(ticket: Ticket, http: Request) -> dict[str, Any] | tuple[int, str]:
+        """The answer, or why there is none (status, one line) once the client left or time ran out."""
+        job = awaited(ticket)
         while not job.done():
             await asyncio.wait({job}, timeout=0.25)
             if job.done():
                 break
             if await http.is_disconnected():
                 ticket.cancelled.set()
-                return JSONResponse({"error": "client disconnected", "timing": ticket.timing()}, status_code=499)
+                return 499, "client disconnected"
             if time.monotonic() > ticket.deadline:
                 ticket.cancelled.set()
-                return JSONResponse(
-                    {
-                        "error": f"question over the {limit_s:g} s time limit (serve.query_timeout_s); it stops before its next step",
-                        "timing": ticket.timing(),
-                    },
-                    status_code=504,
-                )
+                return 504, over_limit()
         try:
-            return job.result() | {"timing": ticket.timing(), "read_only": not access.authorised(http.headers)}
+            return finished(ticket, http)
         except QueryStopped as exc:
-            return JSONResponse({"error": str(exc).splitlines()[0], "timing": ticket.timing()}, status_code=504)
+            return 504, str(exc).splitlines()[0]
+
+    @app.post("/api/query")
+    async def query(request: QueryRequest, http: Request) -> Any:
+        def start(on_step: OnStep | None = None) -> Ticket:
+            previous = conversations.last(request.conversation_id)
+            return submit(request.question, previous, request.conversation_id, request.allow_enrich, http, on_step)
+
+        if request.stream:  # server-sent events; the answer event carries what the JSON reply would
+            return events_response(start, lambda ticket: finished(ticket, http), sse)
+        try:
+            ticket = start()
+        except Busy as busy:
+            return busy_reply(busy)
+        result = await outcome(ticket, http)
+        if isinstance(result, tuple):
+            return JSONResponse({"error": result[1], "timing": ticket.timing()}, status_code=result[0])
+        return result
+
+    @app.get("/v1/models")
+    def chat_models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": started, "owned_by": "enrich-rag"}]}
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: ChatRequest, http: Request) -> Any:
+        """OpenAI chat completions (`serve/openai_chat.py`): the API key is the write token."""
+        if problem := checked(request):
+            return JSONResponse(*chat_error(problem, 404 if problem.startswith("model") else 400))
+        question, previous = previous_turn(request.messages, conversations.last)
+        try:
+            question = validate_question(question)
+        except EnrichRagError as exc:
+            return JSONResponse(*chat_error(str(exc).splitlines()[0], 400))
+
+        def start(on_step: OnStep | None = None) -> Ticket:
+            return submit(question, previous, None, None, http, on_step)
+
+        if request.stream:
+            writer = ChunkWriter()
+            return events_response(
+                start, lambda ticket: finished(ticket, http), lambda e: "".join(sse(c) for c in writer.chunks(e)), done="data: [DONE]\n\n"
+            )
+        try:
+            ticket = start()
+        except Busy as busy:
+            return busy_reply(busy)
+        result = await outcome(ticket, http)
+        return JSONResponse(*chat_error(result[1], result[0])) if isinstance(result, tuple) else completion(result)
+
+    def events_response(
+        start: Callable[[OnStep], Ticket],
+        result: Callable[[Ticket], dict[str, Any]],
+        encode: Callable[[dict[str, Any]], str],
+        done: str = "",
+    ) -> Any:
+        """A question's events as a server-sent stream. Closing the stream stops the question before its next tool."""
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+        def on_step(step: Step) -> None:  # on the reader's thread
+            loop.call_soon_threadsafe(events.put_nowait, step_event(step))
+
+        try:
+            ticket = start(on_step)
+        except Busy as busy:
+            return busy_reply(busy)
+        job = awaited(ticket)
+
+        async def body() -> AsyncIterator[str]:
+            try:
+                while True:
+                    try:
+                        yield encode(await asyncio.wait_for(events.get(), 0.25))
+                        continue
+                    except TimeoutError:
+                        pass
+                    if job.done():
+                        while not events.empty():
+                            yield encode(events.get_nowait())
+                        try:
+                            answered = result(ticket)
+                        except EnrichRagError as exc:
+                            yield encode(error_event(str(exc)))
+                            return
+                        for event in answer_events(answered):
+                            yield encode(event)
+                        yield done
+                        return
+                    if time.monotonic() > ticket.deadline:
+                        yield encode(error_event(over_limit()))
+                        return
+            finally:  # done, over time, or the client went away
+                ticket.cancelled.set()
+
+        return StreamingResponse(body(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:

@@ -11,9 +11,12 @@ import json
 import os
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from enrich_rag.agent.stream import ERROR
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve.access import TOKEN_FILE
 from enrich_rag.storage.atomic import atomic_file
@@ -48,13 +51,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _request(url: str, body: dict[str, Any] | None, token: str | None, timeout: float) -> dict[str, Any]:
+@contextmanager
+def _opened(url: str, body: dict[str, Any] | None, token: str | None, timeout: float) -> Iterator[Any]:
+    """The server's response; its error reply (or none at all) as one line naming the server."""
     data = None if body is None else json.dumps(body).encode("utf-8")
     headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
     request = urllib.request.Request(url, data=data, headers=headers, method="GET" if body is None else "POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read())
+        response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
             message = json.loads(exc.read()).get("error", exc.reason)
@@ -63,6 +67,13 @@ def _request(url: str, body: dict[str, Any] | None, token: str | None, timeout: 
         raise EnrichRagError(f"server at {url.split('/api/')[0]}: {exc.code} {message}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise EnrichRagError(f"no server answering at {url.split('/api/')[0]} ({getattr(exc, 'reason', exc)})") from None
+    with response:
+        yield response
+
+
+def _request(url: str, body: dict[str, Any] | None, token: str | None, timeout: float) -> dict[str, Any]:
+    with _opened(url, body, token, timeout) as response:
+        return json.loads(response.read())
 
 
 def find_server(root: Path | str) -> str | None:
@@ -88,7 +99,15 @@ def read_token(root: Path | str) -> str | None:
         return None
 
 
-def ask(url: str, question: str, allow_enrich: bool, token: str | None, timeout_s: float) -> dict[str, Any]:
-    """One question through the server; enrichment only with the token (without it the server reads only)."""
-    body = {"question": question, "allow_enrich": allow_enrich and token is not None}
-    return _request(f"{url.rstrip('/')}/api/query", body, token, timeout_s)
+def ask(url: str, question: str, allow_enrich: bool, token: str | None, timeout_s: float) -> Iterator[dict[str, Any]]:
+    """One question through the server, as the events it streams (`agent/stream.py`); enrichment only
+    with the token (without it the server reads only). An error event is raised as one line."""
+    body = {"question": question, "allow_enrich": allow_enrich and token is not None, "stream": True}
+    with _opened(f"{url.rstrip('/')}/api/query", body, token, timeout_s) as response:
+        for line in response:
+            if not line.startswith(b"data: "):
+                continue
+            event = json.loads(line[len(b"data: ") :])
+            if event["event"] == ERROR:
+                raise EnrichRagError(f"server at {url}: {event['error']}")
+            yield event

@@ -4,7 +4,6 @@ Needs the Debian `chromium` + `chromium-driver` packages (.ci/run installs them 
 """
 
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -13,15 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.serve.conftest import free_port, serving
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium + chromium-driver not installed (.ci/run installs them)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _chromium():
@@ -45,7 +40,7 @@ def server(gap_config, tmp_path):
             {"paths": dict(gap_config.paths.__dict__), "corpus": dict(gap_config.corpus.__dict__), "llm": {"backend": "embedded"}}
         )
     )
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "server.log", "w")
     process = subprocess.Popen(
         [str(Path(sys.executable).with_name("enrich-rag")), "serve", "--params", str(params), "--port", str(port)],
@@ -84,6 +79,13 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         WebDriverWait(driver, 300).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
         assert driver.find_element(By.ID, "answer").get_attribute("data-state") == "done", driver.find_element(By.ID, "status").text
         assert "Nolan" in driver.find_element(By.ID, "answer").text
+        # Streamed: every step was on the page before the answer's first token, and the answer grew there.
+        log = driver.execute_script("return window.streamLog")
+        kinds = [e["event"] for e in log]
+        assert kinds[0] == "step" and "token" in kinds and kinds[-1] == "answer", kinds
+        first_token = kinds.index("token")
+        assert set(kinds[:first_token]) == {"step"} and all(e["answerState"] == "pending" for e in log[:first_token])
+        assert log[0]["ms"] < log[first_token]["ms"]
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
         assert driver.execute_script("return window.cy.nodes().length") == int(
             driver.find_element(By.ID, "graph").get_attribute("data-nodes")
@@ -118,9 +120,6 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
 def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_config, spacy_extractor):
     """The reader is scripted (a plan, then two sub-answers) so the question is planned whatever a model
     would say; the server, page, graph and indexes are real."""
-    import threading
-
-    import uvicorn
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -130,20 +129,15 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
 
     plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
     session = Session(gap_config, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(gap_config, session), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     driver = _chromium()
     try:
-        while not server.started:
-            time.sleep(0.05)
-        driver.get(f"http://127.0.0.1:{port}")
-        WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
-        driver.find_element(By.ID, "allow-enrich").click()
-        driver.find_element(By.ID, "question").send_keys("Where was the director of Inception born?")
-        driver.find_element(By.ID, "ask").click()
-        WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        with serving(create_app(gap_config, session)) as url:
+            driver.get(url)
+            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+            driver.find_element(By.ID, "allow-enrich").click()
+            driver.find_element(By.ID, "question").send_keys("Where was the director of Inception born?")
+            driver.find_element(By.ID, "ask").click()
+            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
         assert driver.find_element(By.ID, "answer").text == "London", driver.find_element(By.ID, "status").text
         hops = driver.find_elements(By.CSS_SELECTOR, "#chain li")
         assert [h.get_attribute("data-hop") for h in hops] == ["1", "2"] and "Christopher Nolan" in hops[0].text
@@ -153,6 +147,4 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
         assert read and set(read) <= drawn  # every hop's passages are nodes of the drawn subgraph
     finally:
         driver.quit()
-        server.should_exit = True
-        thread.join(timeout=30)
         session.close()

@@ -30,6 +30,54 @@ async function api(path, body, method) {
   return data;
 }
 
+// A streamed question (server-sent events): each step as it finishes, then the answer's tokens, then
+// the whole answer. Returns the answer; an error event throws.
+async function streamQuery(body, onEvent) {
+  const headers = {"Content-Type": "application/json", ...(token ? {Authorization: `Bearer ${token}`} : {})};
+  const response = await fetch("/api/query", {method: "POST", headers, body: JSON.stringify({...body, stream: true})});
+  if (!response.ok) {
+    const data = await response.json();
+    throw new Error(data.error || response.statusText);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const {value, done} = await reader.read();
+    if (done) throw new Error("the stream ended before the answer");
+    buffered += decoder.decode(value, {stream: true});
+    let end;
+    while ((end = buffered.indexOf("\n\n")) >= 0) {
+      const event = JSON.parse(buffered.slice(0, end).replace(/^data: /, ""));
+      buffered = buffered.slice(end + 2);
+      if (event.event === "error") throw new Error(event.error);
+      if (event.event === "answer") {
+        window.streamLog.push({event: "answer", ms: performance.now(), answerState: $("answer").dataset.state});
+        return event.answer;
+      }
+      onEvent(event);
+    }
+  }
+}
+
+// What arrived when, for the browser test and anyone timing the page: [{event, tool, ms, answerState}].
+window.streamLog = [];
+
+function showEvent(event) {
+  window.streamLog.push({event: event.event, tool: event.tool, ms: performance.now(), answerState: $("answer").dataset.state});
+  if (event.event === "step") {
+    const item = document.createElement("li");
+    item.className = "live-step";
+    item.append(text("span", event.tool, "tool"), text("span", `  ${event.seconds.toFixed(2)}s`, "muted"));
+    if (event.summary) item.append(text("div", event.summary, "muted"));
+    $("timeline").append(item);
+    $("status").textContent = `thinking… ${event.tool} done`;
+  } else if (event.event === "token") {
+    $("answer").dataset.state = "streaming";
+    $("answer").textContent += event.text;
+  }
+}
+
 async function loadSettings() {
   showSettings(await api("/api/settings"));
   const stats = await api("/api/graph/stats");
@@ -156,8 +204,11 @@ async function ask(event) {
   if (!question) return;
   $("status").textContent = "thinking…";
   $("answer").dataset.state = "pending";
+  $("answer").textContent = "";
+  $("timeline").replaceChildren();
+  window.streamLog = [];
   try {
-    const data = await api("/api/query", {question, allow_enrich: $("allow-enrich").checked, conversation_id: conversationId});
+    const data = await streamQuery({question, allow_enrich: $("allow-enrich").checked, conversation_id: conversationId}, showEvent);
     conversationId = data.conversation_id;
     window.lastAnswer = data;
     $("answer").textContent = data.answer || "(no answer)";

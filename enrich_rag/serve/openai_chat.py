@@ -1,0 +1,132 @@
+"""The OpenAI chat-completions dialect, so chat front-ends (Open WebUI and the like) and any `openai`
+client talk to EnrichRAG as to a model: `/v1/models` lists one model, `/v1/chat/completions` answers
+the last user message with its citations appended, streamed or not.
+
+The conversation the client sends back is the multi-turn history: the previous user message and the
+assistant's answer to it resolve a follow-up ("where was he born?") as `/api/query` does. Steps stream
+as `reasoning_content` deltas (front-ends fold them away as the model's thinking), the answer as
+`content`. The API key is the server's write token: with it a question may enrich, without it it reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from enrich_rag.agent.stream import ANSWER, ERROR, STEP, TOKEN
+from enrich_rag.serve.conversation import Turn
+
+MODEL = "enrich-rag"
+SOURCES_HEADER = "\n\nSources:"
+SNIPPET_CHARS = 160
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")  # names, tool calls ... are kept by clients; only role and text are read
+    role: Literal["system", "user", "assistant", "tool", "developer"]
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        """Plain text, or the text parts of a multi-part message (images are not read)."""
+        if isinstance(self.content, list):
+            return " ".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
+        return self.content or ""
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")  # temperature, top_p, max_tokens ...: the reader is greedy and short
+    model: str = MODEL
+    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    stream: bool = False
+
+
+def chat_error(message: str, status: int) -> tuple[dict[str, Any], int]:
+    kind = {401: "authentication_error", 404: "not_found_error"}.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "code": None}}, status
+
+
+def checked(request: ChatRequest) -> str | None:
+    """What is wrong with the request, in one line (None: it can be answered)."""
+    if request.model != MODEL:
+        return f"model '{request.model[:80]}' is not served here; GET /v1/models lists '{MODEL}'"
+    if request.messages[-1].role != "user" or not request.messages[-1].text().strip():
+        return "the last message must be the user's question, as text"
+    return None
+
+
+def turn_key(question: str, answer: str) -> str:
+    """A turn as the client sends it back (its question and the answer's text), the key the server's
+    record of that turn (its entities) is kept under."""
+    return hashlib.sha1(f"{question}\x00{answer}".encode()).hexdigest()[:16]
+
+
+def answer_text(content: str) -> str:
+    """An assistant message this endpoint wrote, without the sources appended to it."""
+    return content.split(SOURCES_HEADER, 1)[0].strip()
+
+
+def previous_turn(messages: list[ChatMessage], known: Any) -> tuple[str, Turn | None]:
+    """The question, and the turn before it (what `known(key)` recorded of it, else what the history says)."""
+    question = messages[-1].text().strip()
+    earlier = [m for m in messages[:-1] if m.role in ("user", "assistant")]
+    if len(earlier) < 2 or earlier[-1].role != "assistant" or earlier[-2].role != "user":
+        return question, None
+    asked, said = earlier[-2].text().strip(), answer_text(earlier[-1].text())
+    return question, known(turn_key(asked, said)) or Turn(asked, said, ())
+
+
+def sources(citations: list[dict[str, Any]]) -> str:
+    """The citations as numbered lines, appended to the answer."""
+    if not citations:
+        return ""
+    lines = []
+    for i, c in enumerate(citations, 1):
+        snippet = " ".join(c["evidence"].split())
+        snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS] + "…"
+        lines.append(f"[{i}] {c['triple']} ({c['chunk_id']}): {snippet}")
+    return SOURCES_HEADER + "\n" + "\n".join(lines)
+
+
+def _envelope(kind: str, completion_id: str, created: int) -> dict[str, Any]:
+    return {"id": completion_id, "object": kind, "created": created, "model": MODEL}
+
+
+def completion(answer: dict[str, Any]) -> dict[str, Any]:
+    """A whole answer as a `chat.completion`; the EnrichRAG answer itself rides along under `enrich_rag`."""
+    content = (answer["answer"] or "(no answer)") + sources(answer["citations"])
+    return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())) | {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no tokens billed: a local reader
+        "enrich_rag": answer,
+    }
+
+
+class ChunkWriter:
+    """A question's events (`agent/stream.py`) as `chat.completion.chunk`s, one completion id for all."""
+
+    def __init__(self) -> None:
+        self.envelope = _envelope("chat.completion.chunk", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()))
+        self.started = False
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return self.envelope | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    def chunks(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        if event["event"] == ERROR:  # the `openai` client raises an APIError on it
+            return [chat_error(event["error"], 500)[0]]
+        out = [] if self.started else [self._chunk({"role": "assistant", "content": ""})]
+        self.started = True
+        if event["event"] == STEP:
+            summary = f" {event['summary']}" if event["summary"] else ""
+            out.append(self._chunk({"reasoning_content": f"{event['tool']} ({event['seconds']:.2f} s){summary}\n"}))
+        elif event["event"] == TOKEN:
+            out.append(self._chunk({"content": event["text"]}))
+        elif event["event"] == ANSWER:
+            answer = event["answer"]
+            tail = sources(answer["citations"]) if answer["answer"] else "(no answer)" + sources(answer["citations"])
+            out += [self._chunk({"content": tail}), self._chunk({}, "stop")]
+        return out
