@@ -21,11 +21,16 @@ from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.session import Session
 from enrich_rag.agent.stream import streamed
 from enrich_rag.config import Config, load_config
+from enrich_rag.errors import EnrichRagError
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.graph_writer import Reconciliation
+from enrich_rag.storage.passages import Passage
 
 if TYPE_CHECKING:
     from enrich_rag.stages.corpus_update import CorpusUpdate
+    from enrich_rag.storage.corpus_changes import DocumentEntry
+
+MAX_SEARCH_K = 100
 
 
 class Graph:
@@ -103,7 +108,7 @@ class EnrichRAG:
     def from_folder(
         cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", llm: LLM | None = None
     ) -> EnrichRAG:
-        """Build (or reuse) a workspace for a folder of .txt, .md, .jsonl and .pdf files, and open it."""
+        """Build (or reuse) a workspace for a folder of .txt, .md, .rst, .html, .docx, .pdf and .jsonl files, and open it."""
         from enrich_rag.stages.folder import build_folder
 
         overlay = build_folder(folder, workspace, params)
@@ -134,6 +139,24 @@ class EnrichRAG:
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
         return self.resources.add_documents(list(paths))
+
+    def add_text(self, text: str, doc_id: str = "", title: str = "") -> CorpusUpdate:
+        """A string as a document (markdown headings make its sections). Without `doc_id` the id is the
+        text's hash (the same text twice is one document); with it, new text under an id replaces the old."""
+        from enrich_rag.ingest.documents import text_document
+
+        return self.resources.add([text_document(text, doc_id, title)])
+
+    def documents(self) -> list[DocumentEntry]:
+        """Every document the corpus has held: id, title, live chunks, where it came from, built/added/removed."""
+        return self.resources.passages.documents()
+
+    def search(self, query: str, k: int = 5, graph: bool = True) -> list[Passage]:
+        """Passages with scores and no reader (bring your own): the hybrid search re-ranked by GraphRank;
+        `graph=False`: the hybrid search alone."""
+        if not 1 <= k <= MAX_SEARCH_K:
+            raise EnrichRagError(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
+        return self.agent.retrieve(query, k, graph)
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""

@@ -18,7 +18,7 @@ fi
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "torch==2.13.0" > .venv/constraints.txt
-  .venv/bin/pip install --disable-pip-version-check --progress-bar on -c .venv/constraints.txt -e ".[dev,eval,pdf,serve,llamacpp,qwen,ray]"
+  .venv/bin/pip install --disable-pip-version-check --progress-bar on -c .venv/constraints.txt -e ".[dev,eval,pdf,serve,mcp,llamacpp,qwen,ray]"
   touch "$stamp"
 fi
 export PATH="$PWD/.venv/bin:$PATH" HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false

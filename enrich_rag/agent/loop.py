@@ -285,6 +285,18 @@ class Agent:
         limit = max(self.resources.config.retrieval.graph_passages, self.evidence.candidates * RELEVANCE_POOL_FACTOR)
         return self.resources.retrieval().corpus(question, limit)
 
+    def retrieve(self, question: str, k: int, graph: bool = True) -> list[Passage]:
+        """What the reader would be offered, without the reader: the corpus search re-ranked by GraphRank
+        (PageRank over the question's neighbourhood), topped up from the search; `graph=False`: the
+        hybrid search alone. Scores are relative to the best passage."""
+        question = validate_question(question)
+        hits = self.search(question)
+        if not graph:
+            return hits[:k]
+        ranked = self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits).passages
+        seen = {p.id for p in ranked}
+        return [*ranked, *(h for h in hits if h.id not in seen)][:k]
+
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""
         resources = self.resources

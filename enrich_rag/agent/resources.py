@@ -25,6 +25,7 @@ from enrich_rag.storage.passages import PassageStore
 from enrich_rag.storage.saved_index import SavedIndex
 
 if TYPE_CHECKING:
+    from enrich_rag.ingest.sections import Document
     from enrich_rag.stages.corpus_update import CorpusUpdate
 
 MAX_RERANKERS = 4
@@ -143,9 +144,15 @@ class Resources:
 
     def add_documents(self, paths: list[Path | str]) -> CorpusUpdate:
         """`enrich-rag add`: new or changed documents into the corpus and graph, through the writer."""
+        from enrich_rag.stages.corpus_update import read_documents
+
+        return self.add(read_documents(paths, self.config.corpus.format, self.config.corpus.source))
+
+    def add(self, docs: list[Document]) -> CorpusUpdate:
+        """Documents already read (files, or text given as a string) into the corpus and graph."""
         from enrich_rag.stages.corpus_update import add_documents
 
-        return add_documents(self.config, self.passages, self.writer, lambda: self.seed_extractor, paths)
+        return add_documents(self.config, self.passages, self.writer, lambda: self.seed_extractor, docs)
 
     def remove_documents(self, doc_ids: list[str]) -> CorpusUpdate:
         """`enrich-rag remove`: documents out of the corpus and graph (a tombstone partition)."""

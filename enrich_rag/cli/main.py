@@ -72,7 +72,9 @@ def _emit(data, as_json: bool, table: Table | None = None) -> None:
 
 @app.command()
 def build(
-    folder: Annotated[Path | None, typer.Argument(help="a folder of .txt, .md, .jsonl and .pdf files: a corpus of its own")] = None,
+    folder: Annotated[
+        Path | None, typer.Argument(help="a folder of .txt .md .rst .html .docx .pdf .jsonl files: a corpus of its own")
+    ] = None,
     params: ParamsOption = Path("params.yaml"),
     workspace: Path | None = typer.Option(None, "--workspace", help="where its build goes (default: workspaces/<folder name>)"),
     force: bool = typer.Option(False, help="re-run every stage"),
@@ -362,15 +364,67 @@ def enrich(
 
 @app.command()
 def add(
-    paths: Annotated[list[Path], typer.Argument(help="files (.txt .md .pdf, .jsonl of {id,title,text}) or folders")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="files (.txt .md .rst .html .docx .pdf, .jsonl of {id,title,text}) or folders; - reads stdin"),
+    ],
+    title: str = typer.Option("", "--title", help="with -: the document's title (default: its first # heading or line)"),
+    doc_id: str = typer.Option("", "--id", help="with -: the document's id (default: the text's hash); an id given again replaces it"),
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add new or changed documents to the built corpus and graph (no rebuild; unchanged ones are skipped)."""
     cfg = _config(params, config)
-    result = _with_project(cfg, lambda rag: rag.add(*paths)).record()
+    if Path("-") in paths:
+        if len(paths) > 1:
+            _fail(EnrichRagError("- (text from stdin) is added on its own, not beside files"))
+        text = sys.stdin.read()
+        result = _with_project(cfg, lambda rag: rag.add_text(text, doc_id, title)).record()
+    elif title or doc_id:
+        _fail(EnrichRagError("--title and --id name a document read from stdin (add -); files are named by their path"))
+    else:
+        result = _with_project(cfg, lambda rag: rag.add(*paths)).record()
     _emit(result, as_json, _kv_table(f"added: {result['partition'] or 'nothing new'}", result))
+
+
+@app.command()
+def docs(
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    removed: bool = typer.Option(False, "--removed", help="also list removed documents"),
+    as_json: JsonOption = False,
+) -> None:
+    """The corpus's documents: id (what `remove` takes), title, live chunks, built or added (and when)."""
+    cfg = _config(params, config)
+    entries = [d.record() for d in _with_project(cfg, lambda rag: rag.documents()) if removed or d.status != "removed"]
+    table = Table(title=f"{len(entries)} documents")
+    for column in ("id", "title", "chunks", "status", "origin"):
+        table.add_column(column, overflow="fold")
+    for d in entries:
+        table.add_row(d["doc_id"], d["title"], str(d["chunks"]), d["status"], d["origin"])
+    _emit(entries, as_json, table)
+
+
+@app.command()
+def search(
+    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="what to search for")],
+    k: int = typer.Option(5, "-k", min=1, max=100, help="how many passages"),
+    no_graph: bool = typer.Option(False, "--no-graph", help="the hybrid search alone (no GraphRank re-ranking)"),
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Passages with scores, no reader: for bringing your own model (or checking what the reader is offered)."""
+    cfg = _config(params, config)
+    found = [p.to_row() | {"score": round(p.score, 4)} for p in _with_project(cfg, lambda rag: rag.search(query_text, k, not no_graph))]
+    table = Table(title=f"{len(found)} passages")
+    for column in ("score", "chunk", "title", "text"):
+        table.add_column(column, overflow="fold")
+    for p in found:
+        text = p["text"] if len(p["text"]) <= EVIDENCE_CHARS else p["text"][:EVIDENCE_CHARS] + "…"
+        table.add_row(f"{p['score']:.3f}", p["chunk_id"], p["title"], text)
+    _emit(found, as_json, table)
 
 
 @app.command()

@@ -6,36 +6,13 @@ with an error naming the file and line and leaves no half-written output behind.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from enrich_rag.errors import InputDataError
-
-
-@dataclass(frozen=True)
-class Section:
-    heading: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Document:
-    doc_id: str
-    title: str
-    sections: tuple[Section, ...]
-    source: str
-
-    @property
-    def text(self) -> str:
-        return "\n\n".join(s.text for s in self.sections)
-
-
-def stable_doc_id(title: str, text: str) -> str:
-    return "d" + hashlib.sha1(f"{title}\x00{text}".encode()).hexdigest()[:12]
+from enrich_rag.ingest.formats import read_docx, read_html, read_rst
+from enrich_rag.ingest.sections import Document, Section, split_markdown_sections, stable_doc_id
 
 
 def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
@@ -109,30 +86,6 @@ def read_jsonl_documents(path: Path) -> list[Document]:
     return docs
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-
-
-def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]:
-    """Split markdown at headings; the first level-1 heading becomes the title."""
-    title: str | None = None
-    sections: list[Section] = []
-    heading, buf = "", list[str]()
-    for line in text.splitlines():
-        match = _HEADING.match(line)
-        if match:
-            if "".join(buf).strip():
-                sections.append(Section(heading, "\n".join(buf).strip()))
-            buf = []
-            heading = match.group(2).strip()
-            if title is None and len(match.group(1)) == 1:
-                title = heading
-            continue
-        buf.append(line)
-    if "".join(buf).strip():
-        sections.append(Section(heading, "\n".join(buf).strip()))
-    return title, tuple(sections)
-
-
 def read_pdf_document(path: Path, doc_id: str) -> Document | None:
     """A PDF's text layer, a section per page (pypdf, the `pdf` extra); None when it has no text
     (a scan: OCR is out of scope, so it is skipped like an empty file)."""
@@ -153,20 +106,21 @@ def read_pdf_document(path: Path, doc_id: str) -> Document | None:
     return Document(doc_id, str(meta_title).strip() or path.stem, sections, str(path))
 
 
-FOLDER_SUFFIXES = (".txt", ".md", ".jsonl", ".pdf")
+FOLDER_SUFFIXES = (".txt", ".md", ".rst", ".html", ".htm", ".docx", ".pdf", ".jsonl")
 
 
 def read_document_file(path: Path, doc_id: str) -> list[Document]:
-    """One .txt, .md or .pdf file as a document with this id, or a .jsonl file's {id, title, text} rows
-    (ids: `<doc_id>#<id>`); none for an empty file or a PDF without text."""
+    """One .txt, .md, .rst, .html, .docx or .pdf file as a document with this id, or a .jsonl file's
+    {id, title, text} rows (ids: `<doc_id>#<id>`); none for an empty file or a PDF without text."""
     suffix = path.suffix.lower()
     if suffix not in FOLDER_SUFFIXES:
         raise InputDataError(f"{path}: not a {', '.join(FOLDER_SUFFIXES)} file")
     if suffix == ".jsonl":
         return [Document(f"{doc_id}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
-    if suffix == ".pdf":
-        pdf = read_pdf_document(path, doc_id)
-        return [pdf] if pdf else []
+    binary = {".pdf": read_pdf_document, ".docx": read_docx, ".html": read_html, ".htm": read_html}
+    if suffix in binary:
+        found = binary[suffix](path, doc_id)
+        return [found] if found else []
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -175,10 +129,26 @@ def read_document_file(path: Path, doc_id: str) -> list[Document]:
         raise InputDataError(f"{path}: cannot read ({exc.strerror})") from exc
     if not text.strip():
         return []
+    if suffix == ".rst":
+        rst = read_rst(path, doc_id, text)
+        return [rst] if rst else []
     if suffix == ".md":
         heading_title, sections = split_markdown_sections(text)
         return [Document(doc_id, heading_title or path.stem, sections, str(path))]
     return [Document(doc_id, path.stem, (Section("", text.strip()),), str(path))]
+
+
+def text_document(text: str, doc_id: str = "", title: str = "", source: str = "text") -> Document:
+    """A string as a document (`EnrichRAG.add_text`, `enrich-rag add -`): markdown headings make its
+    sections; the title is the one given, else its first `#` heading, else its first line. Without an
+    id, the id is the content's hash, so the same text added twice is one document."""
+    if not isinstance(text, str) or not text.strip():
+        raise InputDataError("the text to add is empty")
+    if "\x00" in text:
+        raise InputDataError("the text to add contains binary data (NUL bytes)")
+    heading_title, sections = split_markdown_sections(text.strip())
+    title = title.strip() or heading_title or " ".join(text.strip().splitlines()[0].split())[:80]
+    return Document(doc_id.strip() or stable_doc_id(title, text.strip()), title, sections, source)
 
 
 def folder_files(folder: Path) -> list[Path]:
@@ -186,8 +156,8 @@ def folder_files(folder: Path) -> list[Path]:
 
 
 def read_folder_documents(folder: Path) -> list[Document]:
-    """Every .txt, .md and .pdf file is a document (ids: paths in the folder); a .jsonl file holds
-    {id, title, text} rows, each a document (ids: `<path>#<id>`)."""
+    """Every .txt, .md, .rst, .html, .docx and .pdf file is a document (ids: paths in the folder); a
+    .jsonl file holds {id, title, text} rows, each a document (ids: `<path>#<id>`)."""
     files = folder_files(folder)
     if not files:
         raise InputDataError(f"{folder}: no {', '.join(FOLDER_SUFFIXES)} files found")

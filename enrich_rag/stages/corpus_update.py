@@ -31,7 +31,7 @@ from enrich_rag.errors import InputDataError
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extraction, Extractor
 from enrich_rag.extract.title_links import TitleGazetteer
-from enrich_rag.ingest.documents import Document, folder_files, read_document_file, read_jsonl_documents
+from enrich_rag.ingest.documents import FOLDER_SUFFIXES, Document, folder_files, read_document_file, read_jsonl_documents
 from enrich_rag.stages.chunking import chunk_document
 from enrich_rag.stages.seed_graph import extract_all
 from enrich_rag.stages.seed_share import in_seed
@@ -83,7 +83,7 @@ def read_documents(paths: list[Path | str], corpus_format: str, corpus_source: s
         base = _base(given, corpus_folder)
         files = folder_files(given) if given.is_dir() else [given]
         if not files:
-            raise InputDataError(f"{given}: no .txt, .md, .jsonl or .pdf files found")
+            raise InputDataError(f"{given}: no {', '.join(FOLDER_SUFFIXES)} files found")
         for path in files:
             if path.suffix.lower() == ".jsonl" and corpus_folder is None:
                 docs += read_jsonl_documents(path)
@@ -124,11 +124,11 @@ def _commit(writer: GraphWriter, tables: GraphTables, prefix: str, update: Corpu
 
 
 def add_documents(
-    config: Config, passages: PassageStore, writer: GraphWriter, extractor: Callable[[], Extractor], paths: list[Path | str]
+    config: Config, passages: PassageStore, writer: GraphWriter, extractor: Callable[[], Extractor], docs: list[Document]
 ) -> CorpusUpdate:
-    """`passages`: the live chunks (built + added - removed); `extractor`: the build's, loaded on first need."""
+    """`docs`: read from files (`read_documents`) or given as text; `passages`: the live chunks (built +
+    added - removed); `extractor`: the build's, loaded on first need."""
     t0 = time.perf_counter()
-    docs = read_documents(paths, config.corpus.format, config.corpus.source)
     live = _live_by_doc(passages, [d.doc_id for d in docs])
     update = CorpusUpdate()
     new_chunks: list[Passage] = []

@@ -66,6 +66,41 @@ def live_chunk_ids(chunks_path: Path | str, graph_root: Path | str) -> set[str]:
         return {row[0] for row in con.execute(f"SELECT chunk_id FROM ({sql})", params).fetchall()}
 
 
+@dataclass(frozen=True)
+class DocumentEntry:
+    """One document of the corpus as `enrich-rag docs` lists it."""
+
+    doc_id: str
+    title: str
+    chunks: int  # live chunks (0: removed)
+    origin: str  # "build", or the partition that added (the latest version of) it
+    status: str  # built, added or removed
+
+    def record(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "title": self.title, "chunks": self.chunks, "origin": self.origin, "status": self.status}
+
+
+def documents(chunks_path: Path | str, graph_root: Path | str) -> list[DocumentEntry]:
+    """Every document the corpus has held, by id: the built ones, those added since, and those removed."""
+    import duckdb
+
+    files = [(p, path) for p in corpus_partitions(graph_root) if (path := chunks_file(graph_root, p))]
+    removed = {c for _, f in files for c in partition_removes(f)}
+    sources = [("build", Path(chunks_path)), *files]
+    rows: dict[str, list[tuple[str, str, str]]] = {}
+    with duckdb.connect() as con:
+        for origin, path in sources:  # write order: a later version's origin and title win
+            for chunk_id, doc_id, title in con.execute("SELECT chunk_id, doc_id, title FROM read_parquet(?)", [str(path)]).fetchall():
+                rows.setdefault(doc_id, []).append((chunk_id, title, origin))
+    out = []
+    for doc_id, chunks in sorted(rows.items()):
+        live = [(title, origin) for chunk_id, title, origin in chunks if chunk_id not in removed]
+        title, origin = (live or [chunks[-1][1:]])[-1]
+        status = "removed" if not live else ("built" if origin == "build" else "added")
+        out.append(DocumentEntry(doc_id, title, len(live), origin, status))
+    return out
+
+
 @dataclass
 class CorpusSync:
     """The corpus index and the chunks it indexes, as the graph writer changes them."""

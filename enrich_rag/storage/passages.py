@@ -10,7 +10,7 @@ import dataclasses
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -19,6 +19,9 @@ from pyarrow.fs import FileType
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.schema import CHUNKS
 from enrich_rag.storage.uris import is_uri, open_uri
+
+if TYPE_CHECKING:
+    from enrich_rag.storage.corpus_changes import DocumentEntry
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,16 @@ class PassageStore:
     def titles(self) -> list[str]:
         with self._lock:
             return [row[0] for row in self._table().execute("SELECT DISTINCT title FROM chunks ORDER BY title").fetchall()]
+
+    def documents(self) -> list[DocumentEntry]:
+        """Every document the corpus has held (built, added, removed), with its live chunk count."""
+        from enrich_rag.storage.corpus_changes import DocumentEntry, documents
+
+        if self.graph_root is None:
+            with self._lock:
+                cursor = self._table().execute("SELECT doc_id, any_value(title), count(*) FROM chunks GROUP BY doc_id ORDER BY doc_id")
+                return [DocumentEntry(d, t, n, "build", "built") for d, t, n in cursor.fetchall()]
+        return documents(self.path, self.graph_root)
 
     def get(self, passage_id: str) -> Passage | None:
         found = self.by_ids([passage_id])
