@@ -11,7 +11,7 @@ opens a project; the server and the evaluation runner hold the same `Session` on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -117,9 +117,9 @@ class EnrichRAG:
     @overload
     def ask(self, question: str, enrich: bool = ..., stream: Literal[False] = ...) -> Answer: ...
     @overload
-    def ask(self, question: str, enrich: bool = ..., *, stream: Literal[True]) -> Iterator[dict[str, Any]]: ...
+    def ask(self, question: str, enrich: bool = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
 
-    def ask(self, question: str, enrich: bool = True, stream: bool = False) -> Answer | Iterator[dict[str, Any]]:
+    def ask(self, question: str, enrich: bool = True, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
         """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes.
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
         the answer's `token`s, then `answer` with the whole answer as JSON); closing the iterator stops

@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from enrich_rag.agent.trace import Step
@@ -40,7 +40,7 @@ def error_event(message: str) -> dict[str, Any]:
     return {"event": ERROR, "error": message.splitlines()[0] if message else "error"}
 
 
-def streamed(run: Callable[[OnStep, ShouldStop], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def streamed(run: Callable[[OnStep, ShouldStop], dict[str, Any]]) -> Generator[dict[str, Any], None, None]:
     """`run(on_step, should_stop)` on a thread of its own, its events yielded as they come. An error
     the question raised is raised here; closing the iterator stops the question before its next tool."""
     events: queue.Queue[dict[str, Any] | BaseException | None] = queue.Queue()

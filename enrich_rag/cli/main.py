@@ -653,6 +653,25 @@ def serve(
         withdraw(cfg.paths.root)
 
 
+@app.command()
+def mcp(
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    enrich: bool = typer.Option(False, "--enrich", help="let `ask` write to the graph when the evidence is not enough"),
+) -> None:
+    """A Model Context Protocol server on stdio: `ask`, `search`, `add_text`, `list_documents` (needs the `mcp` extra).
+
+    For an agent's MCP settings: {"command": "enrich-rag", "args": ["mcp", "--params", "/path/to/params.yaml"]}."""
+    try:
+        import mcp.server.mcpserver  # noqa: F401  (the extra is installed)
+
+        from enrich_rag.serve.mcp_server import serve_stdio
+    except ImportError:
+        _fail(EnrichRagError("the MCP server needs the mcp SDK: pip install 'enrich-rag[mcp]'"))
+    cfg = _config(params, config)
+    _with_project(cfg, lambda rag: serve_stdio(rag, enrich))
+
+
 @app.command("eval")
 def evaluate(
     config: Annotated[Path, typer.Option("--config", help="configs/<dataset>.yaml")],
