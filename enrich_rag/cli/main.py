@@ -14,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -291,16 +292,20 @@ def demo(
             )
     except EnrichRagError as exc:
         _fail(exc)
-    table = Table(title=f"{len(rows)} bundled questions, reader {rag.resources.llm.name}")
+    reader = rag.resources.llm.name
     rag.close()
-    for column in ("question", "answer", "gold", "cited", "s"):
-        table.add_column(column, overflow="fold")
-    for r in rows:
-        mark = "[green]✓[/green] " if r["correct"] else ""
-        table.add_row(
-            r["question"], mark + (r["answer"] or "(no answer)"), " / ".join(r["gold"]), "; ".join(r["citations"]), f"{r['seconds']:.1f}"
-        )
-    _emit(rows, as_json, table)
+    if as_json:
+        _emit(rows, True)
+    else:  # one block per question: readable at 80 columns, where a five-column table wraps each over six lines
+        out = Console()
+        out.print(f"[bold]{len(rows)} bundled questions[/bold], reader {reader}, graph as built (no enrichment)")
+        for i, r in enumerate(rows, 1):
+            mark = "[green]✓[/green]" if r["correct"] else "[red]✗[/red]"
+            out.print(f"\n{i}. {escape(r['question'])}")
+            gold = escape(" / ".join(r["gold"]))
+            out.print(f"   {mark} {escape(r['answer'] or '(no answer)')}   [dim]gold: {gold}   {r['seconds']:.1f} s[/dim]")
+            out.print(f"   [dim]cited: {escape('; '.join(r['citations']))}[/dim]")
+        out.print(f"\n{sum(r['correct'] for r in rows)} of {len(rows)} exactly right")
     if not as_json:
         console.print(
             'Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
@@ -680,6 +685,7 @@ def evaluate(
     methods: Annotated[
         list[str] | None, typer.Option("--methods", help="run only these of the config's methods now (repeat, or comma-separated)")
     ] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="every column on the console (the default fits 80 columns)")] = False,
 ) -> None:
     """Methods x metrics on one benchmark (`python run_evaluation.py` takes the same flags). An
     interrupted run keeps its finished answers; the same command resumes it."""
@@ -687,7 +693,7 @@ def evaluate(
 
     only = tuple(m for value in methods or () for m in value.split(",") if m)
     try:
-        run_evaluation(params, config, limit, only)
+        run_evaluation(params, config, limit, only, wide)
     except EnrichRagError as exc:
         _fail(exc)
     except KeyboardInterrupt:

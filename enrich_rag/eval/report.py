@@ -146,7 +146,7 @@ def paired_markdown(pairs: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-CONSOLE_COLUMNS = (
+WIDE_COLUMNS = (
     "n",
     "em",
     "f1",
@@ -160,36 +160,57 @@ CONSOLE_COLUMNS = (
     "latency_p50_s",
     "latency_p95_s",
 )
+# What fits an 80-column terminal: (summary key, header). table.md and `--wide` have the rest.
+NARROW_COLUMNS = (("n", "n"), ("em", "EM"), ("em", "EM 95%"), ("f1", "F1"), ("all@5", "all@5"), ("latency_p50_s", "p50 s"))
 
 
-def print_table(summary: dict[str, dict[str, Any]], title: str) -> None:
-    """The headline columns; table.md and metrics.json have them all."""
+def _short(value: float) -> str:
+    return f"{value:+.2f}" if value < 0 else f"{value:.2f}"
+
+
+def narrow_cell(stats: dict[str, Any], key: str, header: str) -> str:
+    value = stats.get(key)
+    if value is None:
+        return ""
+    if header.endswith("95%"):
+        ci = stats.get(f"{key}_ci")
+        return f"{_short(ci[0])}-{_short(ci[1])}" if ci else ""
+    if key == "latency_p50_s":
+        return f"{value:.1f}"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def print_table(summary: dict[str, dict[str, Any]], title: str, wide: bool = False) -> None:
+    """The headline columns (every console column with `wide`); table.md and metrics.json have them all."""
     table = Table(title=title)
-    table.add_column("method")
-    cols = [c for c in CONSOLE_COLUMNS if c in columns(summary)]
-    for col in cols:
-        table.add_column(col, justify="right")
+    table.add_column("method", overflow="fold")
+    present = columns(summary)
+    cols = [(c, c) for c in WIDE_COLUMNS if c in present] if wide else [(k, h) for k, h in NARROW_COLUMNS if k in present]
+    for _, header in cols:
+        table.add_column(header, justify="right", no_wrap=True)
     for method, stats in summary.items():
-        table.add_row(method, *(cell(stats, c) for c in cols))
+        table.add_row(method, *((cell(stats, k) if wide else narrow_cell(stats, k, h)) for k, h in cols))
     Console().print(table)
 
 
-def print_pairs(pairs: list[dict[str, Any]]) -> None:
-    table = Table(title="paired differences, first - second (95% interval); McNemar p on EM")
-    for col in ("first", "second", "n", "EM diff", "F1 diff", "McNemar p"):
-        table.add_column(col, justify="left" if col in ("first", "second") else "right")
+def print_pairs(pairs: list[dict[str, Any]], wide: bool = False) -> None:
+    """EM differences with their intervals (F1 and McNemar's p too with `wide`); bold: the interval excludes 0."""
+    table = Table(title="paired, first - second (95% interval)")
+    headers = ("first", "second", "n", "EM diff", *(("F1 diff", "McNemar p") if wide else ()))
+    for col in headers:
+        table.add_column(col, justify="left" if col in ("first", "second") else "right", overflow="fold")
     for p in pairs:
         sure = p.get("em_ci") and (p["em_ci"][0] > 0 or p["em_ci"][1] < 0)
-        em = with_ci(p.get("em"), p.get("em_ci"))
-        table.add_row(
-            p["first"],
-            p["second"],
-            str(p["n"]),
-            f"[bold]{em}[/bold]" if sure else em,
-            with_ci(p.get("f1"), p.get("f1_ci")),
-            str(p.get("em_mcnemar_p", "")),
-        )
+        em = with_ci(p.get("em"), p.get("em_ci")) if wide else _signed_ci(p.get("em"), p.get("em_ci"))
+        extra = (with_ci(p.get("f1"), p.get("f1_ci")), str(p.get("em_mcnemar_p", ""))) if wide else ()
+        table.add_row(p["first"], p["second"], str(p["n"]), f"[bold]{em}[/bold]" if sure else em, *extra)
     Console().print(table)
+
+
+def _signed_ci(value: float | None, ci: list[float] | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:+.3f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
 
 
 def _write(path: Path, text: str) -> None:
@@ -256,7 +277,7 @@ def _save(fig, path: Path) -> str:
     return str(path)
 
 
-def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run_dir: Path) -> dict[str, Any]:
+def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run_dir: Path, wide: bool = False) -> dict[str, Any]:
     summary = aggregate(rows, ev)
     pairs = pairwise(rows, ev)
     questions = len({r["id"] for r in rows})
@@ -283,8 +304,9 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
     plots = run_dir / "plots"
     write_plot_data(rows, summary, ev, plots)
     write_pngs(rows, summary, ev, plots)
-    print_table(summary, title)
-    print_pairs(pairs)
+    print_table(summary, title, wide)
+    print_pairs(pairs, wide)
+    Console().print(f"every column: {run_dir / 'table.md'}" + ("" if wide else " (or --wide)"))
     if judge_note:
         Console().print(judge_note)
     return metrics

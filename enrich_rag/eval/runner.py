@@ -173,8 +173,9 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
     return row
 
 
-def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = ()) -> Path:
-    """`only`: run just these of the config's methods now (the report still covers every method with answers)."""
+def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = (), wide: bool = False) -> Path:
+    """`only`: run just these of the config's methods now (the report still covers every method with answers).
+    `wide`: every console column (the default fits 80 columns; table.md has them all)."""
     config, ev = load_eval(params, overlay)
     unknown = [m for m in only if m not in ev.methods]
     if unknown:
@@ -214,7 +215,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
         for session in (readonly, *writing.values()):
             session.close()
     rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
-    write_report(rows, ev, config, run_dir)
+    write_report(rows, ev, config, run_dir, wide)
     return run_dir
 
 
