@@ -64,7 +64,7 @@ def gather(folders: list[Path], into: Path) -> dict:
     return {"folders": [str(f) for f in folders], "files": count, "words": words}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -104,7 +104,7 @@ def main() -> None:
                 Path(args.out).write_text(json.dumps({"commit": commit, "steps": steps}, indent=2) + "\n", encoding="utf-8")
                 return
         overlay = clone / "workspaces/my-docs/config.yaml"
-        port = _free_port()
+        port = free_port()
         started = time.perf_counter()
         server = subprocess.Popen(
             [".venv/bin/enrich-rag", "serve", "--config", str(overlay), "--port", str(port)],

@@ -1,17 +1,20 @@
-"""Write docs/results.md from results/**/metrics.json and bench_results/*.json (`--check`: fail if it differs).
+"""Write docs/results.md, its archive and the README's what-to-expect table from results/**/metrics.json and
+bench_results/*.json (`--check`: fail if any differs from what the files give).
 
-Both read only the files git tracks (all of them outside a git checkout): a run of your own that you
-have not committed neither appears on the page nor makes the check fail."""
+All read only the files git tracks (all of them outside a git checkout): a run of your own that you
+have not committed neither appears on the pages nor makes the check fail."""
 
 import argparse
 import subprocess
 import sys
 from pathlib import Path
 
-from enrich_rag.eval.results_page import render
+from enrich_rag.eval.expectations import readme_with, what_to_expect
+from enrich_rag.eval.results_page import ARCHIVE, render, render_archive
 from enrich_rag.storage.atomic import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]
+REGENERATE = "python scripts/results_page.py"
 
 
 def committed(root: Path) -> frozenset[str] | None:
@@ -19,8 +22,28 @@ def committed(root: Path) -> frozenset[str] | None:
     return frozenset(listed.stdout.splitlines()) if listed.returncode == 0 else None
 
 
+def commit_times(root: Path) -> dict[str, int]:
+    """Each committed result file's last commit time (which run of a dev set is its latest)."""
+    log = subprocess.run(["git", "log", "--format=@%ct", "--name-only", "--", "results"], cwd=root, capture_output=True, text=True)
+    times: dict[str, int] = {}
+    when = 0
+    for line in log.stdout.splitlines():
+        if line.startswith("@"):
+            when = int(line[1:])
+        elif line:
+            times.setdefault(line, when)  # newest first
+    return times
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/results.md is not what the files give")
-    page = render(ROOT, committed(ROOT))
-    sys.exit(write_or_check(ROOT / "docs/results.md", page, parser.parse_args().check, "python scripts/results_page.py"))
+    parser.add_argument("--check", action="store_true", help="exit 1 when a generated page is not what the files give")
+    check = parser.parse_args().check
+    only, written = committed(ROOT), commit_times(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    failed = [
+        write_or_check(ROOT / "docs/results.md", render(ROOT, only, written), check, REGENERATE),
+        write_or_check(ROOT / ARCHIVE, render_archive(ROOT, only), check, REGENERATE),
+        write_or_check(ROOT / "README.md", readme_with(readme, what_to_expect(ROOT, only, written)), check, REGENERATE),
+    ]
+    sys.exit(max(failed))

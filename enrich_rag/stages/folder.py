@@ -1,4 +1,4 @@
-"""Your own documents in one step: a folder of .txt, .md, .jsonl and .pdf becomes a workspace of its own.
+"""Your own documents in one step: a folder of .txt, .md, .rst, .html, .docx, .pdf and .jsonl becomes a workspace of its own.
 
 The workspace (default `workspaces/<folder name>`, or `workspaces/<folder name>-<path hash>` when
 another folder of that name has it) holds a config overlay for that corpus (`config.yaml`: the folder as

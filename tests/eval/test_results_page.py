@@ -38,8 +38,9 @@ def test_every_table_names_its_file_and_shows_intervals(tmp_path):
     assert "`bench_results/agent.json`: reader r, p50_s 1.235" in page
 
 
-def _run(root, dataset, run_id, questions, methods, pairs=()):
-    path = root / "results" / dataset / run_id
+def _run(root, dataset, run_id, questions, methods, pairs=(), folder=""):
+    """`folder`: a study's folder under results/ (default: the dataset's own)."""
+    path = root / "results" / (folder or dataset) / run_id
     path.mkdir(parents=True)
     scored = {m: {"n": questions, "em": em, "em_ci": [em - 0.1, em + 0.1]} for m, em in methods.items()}
     metrics = {"dataset": dataset, "run_id": run_id, "questions": questions, "llm_model": "r", "methods": scored}
@@ -70,3 +71,46 @@ def test_a_run_outside_the_committed_files_changes_nothing(tmp_path):
     _run(tmp_path, "d", "allq-seed0-mine", 300, {"enrichrag_no_enrich": 0.1, "enrichrag": 0.1})
     assert render(tmp_path, committed) == before
     assert "allq-seed0-mine" in render(tmp_path)  # all files on disk: the run is there
+
+
+def test_superseded_runs_go_to_the_archive_and_studies_stay(tmp_path):
+    from enrich_rag.eval.results_page import render_archive
+
+    _run(tmp_path, "hotpotqa", "small", 10, {"enrichrag_no_enrich": 0.3})
+    _run(tmp_path, "hotpotqa", "large", 20, {"enrichrag_no_enrich": 0.3})
+    _run(tmp_path, "hotpotqa", "study", 5, {"enrichrag_no_enrich": 0.4}, folder="hops/hotpotqa")
+    page, archive = render(tmp_path), render_archive(tmp_path)
+    assert "run large" in page and "run study" in page and "run small" not in page
+    assert "run small" in archive and "run large" not in archive
+
+
+def test_what_to_expect_takes_each_dev_sets_latest_run_and_its_largest_oracle(tmp_path):
+    from enrich_rag.eval.expectations import readme_with, what_to_expect
+
+    _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
+    _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")
+    _run(tmp_path, "other", "x", 100, {"enrichrag_no_enrich": 0.9})  # not a dev set the configs bundle
+    (tmp_path / "bench_results").mkdir()
+    bench = {
+        "commit": "abc1234",
+        "cores": 2,
+        "documents": 100,
+        "build": {"seconds": 95.2, "peak_rss_mb": 1400},
+        "server_warm_s": 21.0,
+        "server_peak_rss_mb": 2500,
+        "without_enrichment": {"questions": 10, "first_step_p50_s": 0.04, "total_p50_s": 6.2, "total_p95_s": 11.0},
+        "enrichment_allowed": {"questions": 5, "total_p50_s": 24.0, "enriched_share": 0.8},
+    }
+    (tmp_path / "bench_results/what_to_expect.json").write_text(json.dumps(bench))
+    written = {"results/musique/old/metrics.json": 100, "results/hops/musique/new/metrics.json": 200}
+    block = what_to_expect(tmp_path, None, written)
+    text = "\n".join(block)
+    assert "| build 100 documents (`enrich-rag build`) | 95 s, peak 1.4 GB |" in text
+    assert "| 0.0 s / 6.2 s (p95 11.0 s) |" in text and "24.0 s; 80% of them enriched" in text
+    row = next(line for line in block if line.startswith("| MuSiQue"))
+    assert row.startswith("| MuSiQue | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
+    assert "| other" not in text and "results/other" not in text
+    older = what_to_expect(tmp_path, None, {"results/musique/old/metrics.json": 300, "results/hops/musique/new/metrics.json": 200})
+    assert next(line for line in older if line.startswith("| MuSiQue")).startswith("| MuSiQue | 0.080")
+    readme = "intro\n<!-- what-to-expect: start -->\nstale\n<!-- what-to-expect: end -->\nrest\n"
+    assert readme_with(readme, ["fresh"]) == "intro\n<!-- what-to-expect: start -->\nfresh\n<!-- what-to-expect: end -->\nrest\n"

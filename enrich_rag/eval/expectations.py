@@ -1,0 +1,112 @@
+"""What a user should expect, from committed files alone: the README's table and the results page's
+headline. Time and memory come from the what-to-expect benchmark (`scripts/what_to_expect.py`: 100
+documents built, served warm, asked through the stream); answer quality from each dev set's latest run
+of the default loop, beside the one-shot oracle (the reader handed the gold passages) of that set's
+largest run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from enrich_rag.eval.stats import with_ci
+
+BENCH = "bench_results/what_to_expect.json"
+DEFAULT_METHOD = "enrichrag_no_enrich"  # the loop as a question runs it by default (enrichment is a setting)
+ORACLE = "oracle"
+DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSiQue", "nq": "NQ-Open"}  # the configs/ sets
+README_START, README_END = "<!-- what-to-expect: start -->", "<!-- what-to-expect: end -->"
+
+
+def _mb(value: float) -> str:
+    return f"{value / 1024:.1f} GB" if value >= 1024 else f"{value:.0f} MB"
+
+
+def cost_rows(root: Path, only: frozenset[str] | None) -> list[str]:
+    """Build time, seconds per question and memory, as the benchmark measured them."""
+    path = root / BENCH
+    if not path.is_file() or (only is not None and BENCH not in only):
+        return []
+    b = json.loads(path.read_text(encoding="utf-8"))
+    plain, enriching = b["without_enrichment"], b["enrichment_allowed"]
+    return [
+        f"Measured by `scripts/what_to_expect.py` (`{BENCH}`, commit {b['commit']}, {b['cores']} CPU cores, default reader):",
+        "",
+        "| what | measured |",
+        "|---|---|",
+        f"| build {b['documents']} documents (`enrich-rag build`) | {b['build']['seconds']:.0f} s, peak {_mb(b['build']['peak_rss_mb'])} |",
+        f"| server start, indexes and reader loaded (`enrich-rag serve`) | {b['server_warm_s']:.0f} s |",
+        f"| a question, no enrichment: first step shown / whole answer (p50 of {plain['questions']}) | "
+        f"{plain['first_step_p50_s']:.1f} s / {plain['total_p50_s']:.1f} s (p95 {plain['total_p95_s']:.1f} s) |",
+        f"| a question, enrichment allowed: whole answer (p50 of {enriching['questions']}) | "
+        f"{enriching['total_p50_s']:.1f} s; {enriching['enriched_share']:.0%} of them enriched |",
+        f"| server memory (peak, after the questions) | {_mb(b['server_peak_rss_mb'])} |",
+        "",
+    ]
+
+
+def _runs(root: Path, only: frozenset[str] | None) -> list[tuple[Path, dict[str, Any]]]:
+    found = sorted(p for p in root.glob("results/**/metrics.json") if only is None or p.relative_to(root).as_posix() in only)
+    return [(p, json.loads(p.read_text(encoding="utf-8"))) for p in found if "workspace" not in p.parts]
+
+
+def quality_rows(root: Path, only: frozenset[str] | None, written: dict[str, int]) -> list[str]:
+    """Per dev set: the default loop's EM in its latest committed run (`written`: path -> commit time),
+    and the one-shot oracle's in the set's largest run."""
+    latest: dict[str, tuple[tuple[int, int], Path, dict[str, Any]]] = {}
+    ceiling: dict[str, tuple[int, Path, dict[str, Any]]] = {}
+    for path, metrics in _runs(root, only):
+        methods, dataset = metrics.get("methods", {}), metrics.get("dataset", "")
+        if dataset not in DEV_SETS:
+            continue
+        if DEFAULT_METHOD in methods and "em_ci" in methods[DEFAULT_METHOD]:
+            when = (written.get(path.relative_to(root).as_posix(), 0), int(metrics.get("questions", 0)))  # ties: more questions
+            if dataset not in latest or when > latest[dataset][0]:
+                latest[dataset] = (when, path, metrics)
+        if ORACLE in methods and "em_ci" in methods[ORACLE]:
+            n = int(methods[ORACLE].get("n", 0))
+            if dataset not in ceiling or n > ceiling[dataset][0]:
+                ceiling[dataset] = (n, path, metrics)
+    if not latest:
+        return []
+    lines = [
+        "Exact match on each bundled dev set (95% interval): the default loop in that set's latest run, beside the",
+        "same reader handed the gold passages at once (the one-shot oracle, from the set's largest run; other",
+        "questions, so the two are not a paired difference).",
+        "",
+        "| dev set | default loop EM | questions | p50 s | oracle EM | questions | runs |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for dataset, (_, path, metrics) in sorted(latest.items(), key=lambda kv: list(DEV_SETS).index(kv[0])):
+        own = metrics["methods"][DEFAULT_METHOD]
+        oracle_cells = ["", ""]
+        files = [f"`{path.parent.relative_to(root)}`"]
+        if dataset in ceiling:
+            _, opath, ometrics = ceiling[dataset]
+            o = ometrics["methods"][ORACLE]
+            oracle_cells = [with_ci(o["em"], o.get("em_ci")), str(o.get("n", ""))]
+            if opath != path:
+                files.append(f"`{opath.parent.relative_to(root)}`")
+        latency = own.get("latency_p50_s")
+        lines.append(
+            f"| {DEV_SETS[dataset]} | {with_ci(own['em'], own.get('em_ci'))} | {own.get('n', '')} | "
+            f"{'' if latency is None else f'{latency:.1f}'} | {oracle_cells[0]} | {oracle_cells[1]} | {', '.join(files)} |"
+        )
+    return lines + [
+        "",
+        "p50 s is the run's median seconds per question on 2 busy cores (an evaluation runs methods side by side);",
+        "the benchmark above is the quiet figure.",
+        "",
+    ]
+
+
+def what_to_expect(root: Path, only: frozenset[str] | None, written: dict[str, int]) -> list[str]:
+    return cost_rows(root, only) + quality_rows(root, only, written)
+
+
+def readme_with(readme: str, block: list[str]) -> str:
+    """The README with its generated what-to-expect block replaced (between the two markers)."""
+    start, end = readme.index(README_START), readme.index(README_END)
+    return readme[: start + len(README_START)] + "\n" + "\n".join(block).rstrip() + "\n" + readme[end:]
