@@ -8,14 +8,28 @@ Everything goes through the front door (`EnrichRAG`), opened once; the reader lo
 
 # No `from __future__ import annotations`: the SDK reads each tool's signature (its `Context` parameter
 # and argument types) at registration, so the annotations must be objects, not strings.
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from enrich_rag.agent.stream import ANSWER, STEP
+from enrich_rag.stages.corpus_update import CorpusUpdate
+from enrich_rag.storage.corpus_changes import DocumentEntry
+from enrich_rag.storage.passages import Passage
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from enrich_rag.api import EnrichRAG
+
+class Project(Protocol):
+    """What the server asks of the project (`EnrichRAG`, one floor up, is one)."""
+
+    def ask(self, question: str, enrich: bool = ..., *, stream: bool) -> Generator[dict[str, Any], None, None]: ...
+
+    def search(self, query: str, k: int = ..., graph: bool = ...) -> list[Passage]: ...
+
+    def add_text(self, text: str, doc_id: str = ..., title: str = ...) -> CorpusUpdate: ...
+
+    def documents(self) -> list[DocumentEntry]: ...
 
 INSTRUCTIONS = (
     "Tools over the user's own document collection (a local knowledge-graph RAG). `ask` answers a question "
@@ -35,7 +49,7 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def mcp_server(rag: "EnrichRAG", enrich: bool = False) -> "MCPServer":
+def mcp_server(rag: Project, enrich: bool = False) -> "MCPServer":
     """`enrich`: may `ask` write to the graph (EnrichGraph) when the evidence is not enough."""
     import anyio.to_thread
     from mcp.server.mcpserver import Context, MCPServer
@@ -79,5 +93,5 @@ def mcp_server(rag: "EnrichRAG", enrich: bool = False) -> "MCPServer":
     return server
 
 
-def serve_stdio(rag: "EnrichRAG", enrich: bool = False) -> None:
+def serve_stdio(rag: Project, enrich: bool = False) -> None:
     mcp_server(rag, enrich).run("stdio")
