@@ -59,6 +59,8 @@ def main() -> None:
         for name, command in plan:
             step = timed(command, clone, env)
             record = {"step": name, "returncode": step["returncode"], "seconds": step["seconds"], "peak_rss_mb": step["peak_rss_mb"]}
+            if name.startswith("enrich-rag query"):
+                record["output_tail"] = step["tail"]
             if name.startswith("enrich-rag query (no"):
                 record["error_lines"] = [line for line in step["tail"] if line.startswith("error:")]
             if name.startswith("enrich-rag query (again)") and step["returncode"] == 0:
