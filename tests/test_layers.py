@@ -39,3 +39,23 @@ def test_an_import_circle_and_a_front_door_import_are_caught(tmp_path, monkeypat
     (package / "stages" / "b.py").write_text("from enrich_rag import EnrichRAG\n")  # the front door is the top room
     assert checker.main() == 1
     assert "UPWARD: stages (rank 4) imports __init__ (rank 9)" in capsys.readouterr().err
+
+
+def test_the_core_commands_import_without_any_extra():
+    """A plain `pip install enrich-rag` has none of the extras: the CLI, the front door and the warm-server
+    client must still import, and a question must get as far as the reader (whose own error names its
+    extras). Each extra's top module is blocked in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    extras = ("starlette", "fastapi", "uvicorn", "mcp", "openai", "xllamacpp", "pypdf", "matplotlib", "ray", "selenium", "httpx")
+    code = (
+        "import sys\n"
+        f"for name in {extras!r}:\n"
+        "    sys.modules[name] = None\n"
+        "import enrich_rag.cli.main, enrich_rag.api, enrich_rag.serve.client\n"
+        "from enrich_rag.serve.client import find_server, read_token\n"
+        "assert find_server('/nonexistent') is None and read_token('/nonexistent') is None\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -14,8 +14,10 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from starlette.datastructures import Headers
+if TYPE_CHECKING:  # the `serve` extra; `enrich-rag query` reads the token file without it
+    from starlette.datastructures import Headers
 
 TOKEN_FILE = "serve_token"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
