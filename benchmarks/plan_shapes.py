@@ -21,11 +21,12 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.plan import CHAIN, PARALLEL, SINGLE, make_plan
+from enrich_rag.agent.plan import CHAIN, PARALLEL, PLAN_SCHEMA, SINGLE, make_plan
 from enrich_rag.config import load_config
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.stats import bootstrap
 from enrich_rag.llm.factory import make_llm
+from enrich_rag.llm.prompts import PLAN_RULES, PLAN_SHOTS
 
 PROJECT = Path(__file__).resolve().parents[1]
 QUESTIONS = {
@@ -94,6 +95,12 @@ def main() -> None:
     config = load_config(PROJECT / args.params)
     llm = make_llm(config.llm)
     result: dict[str, Any] = {"reader": config.llm.model, "sets": {}}
+    result["variant"] = {
+        "what": "the planner as committed",
+        "rules": PLAN_RULES,
+        "shots": [list(s) for s in PLAN_SHOTS],
+        "schema": PLAN_SCHEMA,
+    }
     for spec in args.range:
         dataset, span = spec.split("=")
         first, last = (int(x) for x in span.split(":"))
