@@ -52,12 +52,14 @@ class Trace:
             raise QueryStopped(f"stopped before {tool}: {reason}", self)
         step = Step(tool, inputs)
         start = time.perf_counter()
+        finished = False
         try:
             yield step
+            finished = True
         finally:
             step.seconds = round(time.perf_counter() - start, 4)
             self.steps.append(step)
-            if self.on_step is not None:
+            if finished and self.on_step is not None:  # a step that raised is the stream's error, not a step done
                 self.on_step(step)
 
     def tools(self) -> list[str]:

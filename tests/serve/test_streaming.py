@@ -83,12 +83,20 @@ def test_closing_the_stream_stops_the_question_before_its_next_tool():
     assert len(ran) <= 3  # the tool running when the stream closed finishes; none after it starts
 
 
-def test_an_error_in_the_question_is_raised_to_the_reader_of_the_stream():
+def test_an_error_in_the_question_is_raised_to_the_reader_of_the_stream_and_its_step_is_not_shown_done():
     def run(on_step, should_stop):
-        raise QueryStopped("stopped before EnrichContext: over the 1 s time limit")
+        trace = Trace("q", on_step=on_step)
+        with trace.step("AnalyzeQuery"):
+            pass
+        with trace.step("Plan"):
+            raise QueryStopped("llm.backend 'llamacpp' needs xllamacpp")
+        return {"answer": "never"}
 
-    with pytest.raises(QueryStopped, match="time limit"):
-        list(streamed(run))
+    seen = []
+    with pytest.raises(QueryStopped, match="needs xllamacpp"):
+        for event in streamed(run):
+            seen.append(event["tool"])
+    assert seen == ["AnalyzeQuery"]
 
 
 @pytest.fixture
