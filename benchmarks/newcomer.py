@@ -64,6 +64,18 @@ def gather(folders: list[Path], into: Path) -> dict:
     return {"folders": [str(f) for f in folders], "files": count, "words": words}
 
 
+def wait_healthy(url: str, server: subprocess.Popen) -> None:
+    """Until the server at `url` answers its health check (or its process has died)."""
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/health", timeout=5)
+            return
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("the server did not start") from None
+            time.sleep(1)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -114,14 +126,7 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         try:
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5)
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        raise SystemExit("the server did not start") from None
-                    time.sleep(1)
+            wait_healthy(f"http://127.0.0.1:{port}", server)
             steps.append({"step": "enrich-rag serve (until healthy)", "seconds": round(time.perf_counter() - started, 1)})
             for question in questions:
                 step = timed([".venv/bin/enrich-rag", "query", question, "--config", str(overlay), "--json"], clone, env)

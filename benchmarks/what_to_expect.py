@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.newcomer import free_port, timed
+from benchmarks.newcomer import free_port, timed, wait_healthy
 from enrich_rag.config import load_config
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.serve.access import TOKEN_FILE
@@ -133,14 +133,7 @@ def main() -> None:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            while True:
-                try:
-                    urllib.request.urlopen(f"{url}/api/health", timeout=5)
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        raise SystemExit("the server did not start") from None
-                    time.sleep(1)
+            wait_healthy(url, server)
             warm_s = round(time.perf_counter() - started, 1)
             root = load_config(PROJECT / "params.yaml", workspace / "config.yaml").paths.root
             token = (Path(root) / TOKEN_FILE).read_text(encoding="utf-8").strip()
