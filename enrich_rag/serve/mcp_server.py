@@ -31,6 +31,7 @@ class Project(Protocol):
 
     def documents(self) -> list[DocumentEntry]: ...
 
+
 INSTRUCTIONS = (
     "Tools over the user's own document collection (a local knowledge-graph RAG). `ask` answers a question "
     "with citations to passages; `sufficient: false` means the evidence read did not settle it. `search` "
