@@ -38,9 +38,11 @@ QUESTIONS = [
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
     """Wall seconds and peak RSS (MB) of a command, its output's last lines."""
-    stats = cwd / ".step-time"
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command], cwd=cwd, env=env, capture_output=True, text=True)
-    seconds, kb = stats.read_text().split()[-2:]
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as stats:  # outside the tree the command runs in
+        result = subprocess.run(
+            ["/usr/bin/time", "-f", "%e %M", "-o", stats.name, *command], cwd=cwd, env=env, capture_output=True, text=True
+        )
+        seconds, kb = Path(stats.name).read_text().split()[-2:]
     return {
         "command": " ".join(command),
         "returncode": result.returncode,
