@@ -135,7 +135,9 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
         assert read_token(gap_config.paths.root)
         refused = CliRunner().invoke(app, ["query", "Who?", "--server", "http://127.0.0.1:9", "--params", str(params)])
         assert refused.exit_code == 1 and "no server answering at http://127.0.0.1:9" in refused.output
-        assert ask(url, "Who directed Inception?", True, None, 60)["read_only"] is True  # no token: reads only
+        events = list(ask(url, "Who directed Inception?", True, None, 60))  # the server's stream
+        assert [e["event"] for e in events][0] == "step" and events[-1]["event"] == "answer"
+        assert events[-1]["answer"]["read_only"] is True  # no token: reads only
     finally:
         server.should_exit = True
         thread.join(timeout=30)
