@@ -8,6 +8,7 @@ length of its gold decomposition.
 
     python scripts/plan_shapes.py --range musique=51:100 --range 2wiki=41:100 --range nq=1:50 \
         --out bench_results/plan_shapes.json
+    python scripts/plan_shapes.py --compare bench_results/plan_shapes.json VARIANT.json --out PAIRED.json
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tqdm import tqdm
 from enrich_rag.agent.plan import CHAIN, PARALLEL, PLAN_SCHEMA, SINGLE, make_plan
 from enrich_rag.config import load_config
 from enrich_rag.eval.datasets import QAItem, load_questions
-from enrich_rag.eval.stats import bootstrap
+from enrich_rag.eval.stats import bootstrap, paired_difference
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.prompts import PLAN_RULES, PLAN_SHOTS
 
@@ -86,12 +87,38 @@ def study(dataset: str, items: list[QAItem], llm: Any) -> dict[str, Any]:
     }
 
 
+def compared(base: dict[str, Any], variant: dict[str, Any]) -> dict[str, Any]:
+    """Per set, variant - base on the same questions: planned as more than one hop, and the gold hop count."""
+    out = {}
+    for name, b in base["sets"].items():
+        v = variant["sets"].get(name)
+        if v is None:
+            continue
+        pairs = {}
+        for key in ("multi", "gold_count"):
+            rows = [(x[key], y[key]) for x, y in zip(b["rows"], v["rows"]) if x["id"] == y["id"] and x[key] is not None]
+            if rows:
+                diff = paired_difference([float(y) for _, y in rows], [float(x) for x, _ in rows])
+                pairs[key] = [round(diff.value, 3), *diff.to_list()]
+        out[name] = pairs
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--range", action="append", required=True, help="dataset=first:last (1-based, inclusive)")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "VARIANT"), help="instead: pair two result files")
+    parser.add_argument("--range", action="append", help="dataset=first:last (1-based, inclusive)")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    if args.compare:
+        base, variant = (json.loads(p.read_text(encoding="utf-8")) for p in args.compare)
+        pairs = {"base": str(args.compare[0]), "variant": str(args.compare[1]), "variant_minus_base": compared(base, variant)}
+        Console().print(pairs)
+        Path(args.out).write_text(json.dumps(pairs, indent=2) + "\n", encoding="utf-8")
+        return
+    if not args.range:
+        parser.error("--range (at least one) or --compare")
     config = load_config(PROJECT / args.params)
     llm = make_llm(config.llm)
     result: dict[str, Any] = {"reader": config.llm.model, "sets": {}}
