@@ -22,28 +22,15 @@ def committed(root: Path) -> frozenset[str] | None:
     return frozenset(listed.stdout.splitlines()) if listed.returncode == 0 else None
 
 
-def commit_times(root: Path) -> dict[str, int]:
-    """Each committed result file's last commit time (which run of a dev set is its latest)."""
-    log = subprocess.run(["git", "log", "--format=@%ct", "--name-only", "--", "results"], cwd=root, capture_output=True, text=True)
-    times: dict[str, int] = {}
-    when = 0
-    for line in log.stdout.splitlines():
-        if line.startswith("@"):
-            when = int(line[1:])
-        elif line:
-            times.setdefault(line, when)  # newest first
-    return times
-
-
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a generated page is not what the files give")
     check = parser.parse_args().check
-    only, written = committed(ROOT), commit_times(ROOT)
+    only = committed(ROOT)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     failed = [
-        write_or_check(ROOT / "docs/results.md", render(ROOT, only, written), check, REGENERATE),
+        write_or_check(ROOT / "docs/results.md", render(ROOT, only), check, REGENERATE),
         write_or_check(ROOT / ARCHIVE, render_archive(ROOT, only), check, REGENERATE),
-        write_or_check(ROOT / "README.md", readme_with(readme, what_to_expect(ROOT, only, written)), check, REGENERATE),
+        write_or_check(ROOT / "README.md", readme_with(readme, what_to_expect(ROOT, only)), check, REGENERATE),
     ]
     sys.exit(max(failed))

@@ -393,11 +393,10 @@ def _evaluation_runs(root: Path, only: frozenset[str] | None) -> tuple[list[Path
     return current, old
 
 
-def render(root: Path, only: frozenset[str] | None = None, written: dict[str, int] | None = None) -> str:
+def render(root: Path, only: frozenset[str] | None = None) -> str:
     """The page from the result files under `root`; `only`: just these (the committed ones), so a run
-    of your own that you have not committed never changes what the page is checked against. `written`:
-    each file's commit time (which run of a dev set is the latest)."""
-    expect = what_to_expect(root, only, written or {})
+    of your own that you have not committed never changes what the page is checked against."""
+    expect = what_to_expect(root, only)
     lines = [HEADER, *(["## What to expect", "", *expect] if expect else []), *headline_section(root, only)]
     current, old = _evaluation_runs(root, only)
     lines += [

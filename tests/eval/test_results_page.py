@@ -84,12 +84,13 @@ def test_superseded_runs_go_to_the_archive_and_studies_stay(tmp_path):
     assert "run small" in archive and "run large" not in archive
 
 
-def test_what_to_expect_takes_each_dev_sets_latest_run_and_its_largest_oracle(tmp_path):
-    from enrich_rag.eval.expectations import readme_with, what_to_expect
+def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_oracle(tmp_path, monkeypatch):
+    from enrich_rag.eval import expectations
 
     _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
     _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")
-    _run(tmp_path, "other", "x", 100, {"enrichrag_no_enrich": 0.9})  # not a dev set the configs bundle
+    (tmp_path / "results/hops/musique/new/config.yaml").write_text("agent:\n  hops: true\n")
+    monkeypatch.setattr(expectations, "CURRENT_RUNS", {"musique": "results/hops/musique/new", "nq": "results/nq/missing"})
     (tmp_path / "bench_results").mkdir()
     bench = {
         "commit": "abc1234",
@@ -102,15 +103,14 @@ def test_what_to_expect_takes_each_dev_sets_latest_run_and_its_largest_oracle(tm
         "enrichment_allowed": {"questions": 5, "total_p50_s": 24.0, "enriched_share": 0.8},
     }
     (tmp_path / "bench_results/what_to_expect.json").write_text(json.dumps(bench))
-    written = {"results/musique/old/metrics.json": 100, "results/hops/musique/new/metrics.json": 200}
-    block = what_to_expect(tmp_path, None, written)
+    block = expectations.what_to_expect(tmp_path, None)
     text = "\n".join(block)
     assert "| build 100 documents (`enrich-rag build`) | 95 s, peak 1.4 GB |" in text
     assert "| 0.0 s / 6.2 s (p95 11.0 s) |" in text and "24.0 s; 80% of them enriched" in text
     row = next(line for line in block if line.startswith("| MuSiQue"))
-    assert row.startswith("| MuSiQue | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
-    assert "| other" not in text and "results/other" not in text
-    older = what_to_expect(tmp_path, None, {"results/musique/old/metrics.json": 300, "results/hops/musique/new/metrics.json": 200})
-    assert next(line for line in older if line.startswith("| MuSiQue")).startswith("| MuSiQue | 0.080")
+    assert row.startswith("| MuSiQue | hops | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
+    assert "| NQ-Open" not in text  # a named run that is not there is left out
     readme = "intro\n<!-- what-to-expect: start -->\nstale\n<!-- what-to-expect: end -->\nrest\n"
-    assert readme_with(readme, ["fresh"]) == "intro\n<!-- what-to-expect: start -->\nfresh\n<!-- what-to-expect: end -->\nrest\n"
+    assert (
+        expectations.readme_with(readme, ["fresh"]) == "intro\n<!-- what-to-expect: start -->\nfresh\n<!-- what-to-expect: end -->\nrest\n"
+    )
