@@ -148,6 +148,10 @@ class EvidenceConfig:
     candidates: int = bounded(10, ge=1, le=200)  # passages PageRank hands on (and entity-first's top-K)
     k: int = bounded(2, ge=1, le=20)  # passages read in the first iteration (entity-first: the fixed budget)
     hop_k: int = bounded(1, ge=1, le=20)  # passages a sub-question of a plan reads first (one hop, one passage)
+    # How a hop reads its tree: alone (each read one new passage on its own, in tree order; the first read
+    # that states its answer is the hop's) | growing (one passage wider each read, the lowest perplexity wins,
+    # as a whole question reads).
+    hop_reading: str = choice("alone", "growing")
     # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")
     micro_queries: bool = True  # search for missing entities / bridges and swap them in

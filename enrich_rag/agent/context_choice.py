@@ -10,13 +10,15 @@ before kept first in its order so the prompt extends.
 - `EntityFirstChoice`: entity-first's passages, then PageRank's.
 - `PageRankChoice`: PageRank's top passages.
 
-A round retried after an enrichment first reads what the enrichment surfaced (`SurfacedRound`).
+A round retried after an enrichment first reads what the enrichment surfaced (`SurfacedRound`). A hop of
+a plan reads its strategy's passages one at a time (`AloneChoice`): the 1.5B reader answers a single-hop
+question over one passage well, and a second passage beside it often hands it the wrong entity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context, entity_scores
@@ -42,6 +44,9 @@ class ContextChoice(Protocol):
 
     @property
     def reads_graph(self) -> bool: ...  # whether its rounds need GraphRank's walk
+
+    @property
+    def alone(self) -> bool: ...  # each read one new passage on its own: the first read that states its answer ends a hop
 
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound: ...
 
@@ -107,6 +112,7 @@ class TreeChoice:
     evidence: EvidenceConfig
     select: Select
     reads_graph: bool = True
+    alone = False
 
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
         assert ranking is not None  # the tree is cut from GraphRank's neighbourhood
@@ -123,6 +129,7 @@ class TreeChoice:
 class EntityFirstChoice:
     evidence: EvidenceConfig
     select: Select
+    alone = False
 
     @property
     def reads_graph(self) -> bool:
@@ -138,9 +145,54 @@ class EntityFirstChoice:
 class PageRankChoice:
     evidence: EvidenceConfig
     reads_graph: bool = True
+    alone = False
 
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
         return ListRound(list(ranking.passages) if ranking else [], self.evidence.k, ranking)
+
+
+@dataclass
+class AloneRound:
+    """Each read is what the wrapped round adds at that iteration, read on its own; the first read keeps
+    the wrapped context's fact lines (a fact the graph holds may answer a hop by itself)."""
+
+    inner: ContextRound
+    ranking: GraphRanking | None
+    record: dict[str, Any] | None = None
+    grown: Subgraph = field(default_factory=Subgraph)
+
+    def at(self, iteration: int, previous: Subgraph) -> Subgraph:
+        wider = self.inner.at(iteration, self.grown)
+        seen = {p.id for p in self.grown.passages}
+        new = [p for p in wider.passages if p.id not in seen]
+        if iteration and not new:
+            return previous  # the wrapped round has nothing more to give
+        self.grown = wider
+        alone = drawn_passages(new or wider.passages, self.ranking)
+        if not iteration:
+            alone.evidence = [*alone.evidence, *wider.facts]
+        return alone
+
+
+@dataclass
+class AloneChoice:
+    inner: ContextChoice
+    evidence: EvidenceConfig
+    alone = True
+
+    @property
+    def reads_graph(self) -> bool:
+        return self.inner.reads_graph
+
+    def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
+        inner = self.inner.round(analysis, ranking, hits)
+        return AloneRound(inner, ranking, inner.record)
+
+
+def hop_choice(agent: AgentConfig, evidence: EvidenceConfig, select: Select) -> ContextChoice:
+    """How a hop of a plan chooses what it reads: `hop_k` passages first, then alone or growing."""
+    choice = context_choice(agent, replace(evidence, k=evidence.hop_k), select)
+    return AloneChoice(choice, choice.evidence) if evidence.hop_reading == "alone" else choice
 
 
 def context_choice(agent: AgentConfig, evidence: EvidenceConfig, select: Select) -> ContextChoice:

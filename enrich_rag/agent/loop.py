@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice
+from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph
@@ -34,6 +34,7 @@ from enrich_rag.agent.sufficiency import (
     ANSWER_UNSURE,
     CONVERGED,
     ENRICH,
+    GROUNDED,
     UNDER_THRESHOLD,
     Evidence,
     Sufficiency,
@@ -182,8 +183,8 @@ class Agent:
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
         self.choice = context_choice(config, evidence, self.select)
-        # A plan's hops: one single-hop question each, one passage first (`evidence.hop_k`).
-        self.hop_choice = context_choice(config, dataclasses.replace(evidence, k=evidence.hop_k), self.select)
+        # A plan's hops: one single-hop question each, one passage first (`evidence.hop_k`), read alone or growing.
+        self.hop_choice = hop_choice(config, evidence, self.select)
 
     def answer(
         self,
@@ -337,7 +338,9 @@ class Agent:
         surfaced, when it surfaced any. A context read before (`done`) is not read again: greedy decoding
         of the same prompt gives the same answer, at a reader call's cost. With `grounding` (a hop), a
         read whose answer what it read does not state is not sure, and a round without a grounded read
-        reads once more, one passage wider."""
+        reads once more, one passage wider; a hop that reads its passages alone stops at the first grounded
+        read (perplexities over different single passages do not rank them: a distractor read alone is
+        often read as surely)."""
         question, choice = analysis.question, choice or self.choice
         ranking, hits = self._search(analysis, round_, trace, choice)
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
@@ -358,13 +361,11 @@ class Agent:
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
-            result, stop = self._read(question, sub, iteration, trace, history, done)
-            read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), grounding is None or grounding(result))
+            result, is_grounded, stop = self._read(question, sub, iteration, trace, history, done, grounding, choice.alone)
+            read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), is_grounded)
             if read.better_than(found):
                 found = read
             iteration += 1
-            if stop == UNDER_THRESHOLD and not read.grounded:
-                stop = None  # sure of an answer it did not read: one passage more
             if (stop or iteration == iterations) and not found.grounded and not retried:
                 iterations, retried, stop = iteration + 1, True, None  # an ungrounded hop: once more, one passage wider
             if stop:
@@ -392,8 +393,11 @@ class Agent:
         trace: Trace,
         history: list[Sufficiency],
         done: dict[tuple[str, ...], Sufficiency],
-    ) -> tuple[Sufficiency, str | None]:
-        """CheckSufficiency: the reader's hypothetical answer over this context, and whether to stop."""
+        grounding: Callable[[Sufficiency], bool] | None = None,
+        alone: bool = False,
+    ) -> tuple[Sufficiency, bool, str | None]:
+        """CheckSufficiency: the reader's hypothetical answer over this context, whether what it read states
+        that answer (always, without `grounding`), and whether to stop."""
         with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
             lines = tuple(reading_line(e) for e in sub.evidence)
             reused = lines in done
@@ -401,9 +405,15 @@ class Agent:
                 done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
             result = done[lines]
             history.append(result)
-            stop = self._stop_reason(result, history)
-            step.outputs = result.record() | ({"reason": stop} if stop else {}) | ({"reused": True} if reused else {})
-        return result, stop
+            is_grounded = grounding is None or grounding(result)
+            stop = self._stop_reason(result, history, is_grounded, alone)
+            step.outputs = (
+                result.record()
+                | ({"grounded": is_grounded} if grounding else {})
+                | ({"reason": stop} if stop else {})
+                | ({"reused": True} if reused else {})
+            )
+        return result, is_grounded, stop
 
     def _compared(self, question: str, best: SearchRound, trace: Trace) -> str:
         """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
@@ -424,12 +434,19 @@ class Agent:
         seen = {p.id for p in before.ranked[:SURFACED_TOP]} | {e.id for e in before.evidence if isinstance(e, Passage)}
         return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in seen]
 
-    def _stop_reason(self, result: Sufficiency, history: list[Sufficiency]) -> str | None:
+    def _stop_reason(self, result: Sufficiency, history: list[Sufficiency], is_grounded: bool, alone: bool) -> str | None:
+        """A read sure of an answer it did not read is not enough (one passage more). Reading alone, the
+        first grounded read ends the hop, and perplexities of different passages are not a trend."""
+        if not is_grounded:
+            return None if alone or result.perplexity < self.ppl_threshold else self._converged(history)
+        if alone:
+            return GROUNDED
         if result.perplexity < self.ppl_threshold:
             return UNDER_THRESHOLD
-        if converged(history, self.config.min_gain):
-            return CONVERGED
-        return None
+        return self._converged(history)
+
+    def _converged(self, history: list[Sufficiency]) -> str | None:
+        return CONVERGED if converged(history, self.config.min_gain) else None
 
     def _decide(
         self, found: SearchRound, allow: bool, round_: int, trace: Trace, time_for_enrichment: Callable[[], bool] | None = None

@@ -29,6 +29,7 @@ ANSWER_UNSURE = "answer_unsure"
 # Why a search round stopped early.
 UNDER_THRESHOLD = "under_threshold"
 CONVERGED = "converged"
+GROUNDED = "grounded"  # a hop reading its passages alone: the first read that states its answer
 
 
 def evidence_text(source: Evidence) -> str:

@@ -469,16 +469,37 @@ def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(wor
     assert [s.tool for s in answer.trace.steps].count("GraphRank") == 2  # one search (and neighbourhood read) per hop
 
 
-def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, spacy_extractor):
+@pytest.mark.parametrize("reading", ["alone", "growing"])
+def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, spacy_extractor, reading):
     """A sub-answer no passage it read states is not taken as sure, however low its perplexity: the hop
-    reads once more, one passage wider, and the chain is marked unsure."""
+    reads once more (the next passage on its own, or one passage wider), and the chain is marked unsure."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Los Angeles", 1.1)]
+    world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_reading=reading))
     agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
     answer = agent.answer(QUESTION, allow_enrich=False)
     first = answer.chain[0]
     assert first["answer"] == "Steven Spielberg" and not first["grounded"]
-    assert len(first["chunk_ids"]) == 2  # the retry: one passage wider than the first read
+    contexts = [s["chunk_ids"] for s in _outputs(answer, "EnrichContext")[:2]]
+    if reading == "growing":
+        assert len(contexts[1]) == 2 and contexts[1][0] == contexts[0][0]  # the retry: one passage wider
+    else:
+        assert len(contexts[1]) == 1 and contexts[1] != contexts[0]  # the retry: the next passage, alone
+    assert first["chunk_ids"] == contexts[1]  # the retry read with the lower perplexity
     assert not answer.sufficient  # an ungrounded hop leaves the answer unsure
+
+
+def test_a_hop_reading_alone_stops_at_its_first_grounded_read(world, tmp_path, spacy_extractor):
+    """Perplexities of two different passages each read alone do not rank them: the first read (in the
+    tree's order) that states its answer is the hop's, though a later one might read more surely."""
+    script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, ppl_threshold=1.0)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    first, second = answer.chain
+    reads = _outputs(answer, "CheckSufficiency")
+    assert [r["answer"] for r in reads[:2]] == ["Steven Spielberg", "Leonardo DiCaprio"]
+    assert [r.get("grounded") for r in reads[:2]] == [False, True] and reads[1]["reason"] == "grounded"
+    assert first["answer"] == "Leonardo DiCaprio" and first["grounded"] and first["chunk_ids"] == ["dicaprio::c0"]
+    assert second["question"] == "Where was Leonardo DiCaprio born?"  # the chain went on from the grounded read
 
 
 def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
