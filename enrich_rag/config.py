@@ -247,6 +247,9 @@ class EvalConfig:
     corpus: str = ""  # single-hop sets: the passage corpus ({id,title,text} JSONL); multi-hop: pooled; "built": this build
     sample: int = bounded(100, ge=0, le=1_000_000)  # 0 = all
     seed: int = 0
+    # Leave out the first N sampled questions (those a change was chosen on): the run measures it on the
+    # rest. The corpus is still pooled from every sampled question.
+    skip: int = bounded(0, ge=0, le=1_000_000)
     methods: tuple[str, ...] = EVAL_METHODS
     ks: tuple[int, ...] = (2, 5, 10)
     output: str = "results"

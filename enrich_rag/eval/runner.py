@@ -173,6 +173,11 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
     return row
 
 
+def run_questions(ev: EvalConfig, limit: int = 0) -> list[QAItem]:
+    """The sampled questions a run answers: past `eval.skip`, at most `limit` (0: all)."""
+    return sampled_questions(ev)[ev.skip :][: limit or None]
+
+
 def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = (), wide: bool = False) -> Path:
     """`only`: run just these of the config's methods now (the report still covers every method with answers).
     `wide`: every console column (the default fits 80 columns; table.md has them all)."""
@@ -182,7 +187,7 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
         raise ConfigError(f"--methods {', '.join(unknown)}: not in this config's eval.methods ({', '.join(ev.methods)})")
     running = only or ev.methods
     ensure_built(config, ev)
-    items = sampled_questions(ev)[: limit or None]
+    items = run_questions(ev, limit)
     run_dir = run_folder(ev)
     run_dir.mkdir(parents=True, exist_ok=True)
     check_fingerprint(run_dir, fingerprint(config, ev))

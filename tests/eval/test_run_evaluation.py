@@ -125,3 +125,16 @@ def test_a_runs_fingerprint_does_not_depend_on_where_the_checkout_lives(tmp_path
             stamp_path(config, stage).write_text(json.dumps({"key": f"{stage}-built"}), encoding="utf-8")
         prints.append(fingerprint(config, ev))
     assert prints[0] == prints[1]
+
+
+def test_a_run_can_leave_out_the_questions_a_change_was_chosen_on(tmp_path):
+    """`eval.skip`: the run answers the sampled questions past the first N, and is a run of its own."""
+    from enrich_rag.eval.runner import fingerprint, load_eval, run_questions
+
+    config, ev = load_eval(PROJECT_ROOT / "params.yaml", PROJECT_ROOT / "configs/musique.yaml")
+    every = run_questions(dataclasses.replace(ev, sample=0))
+    later = run_questions(dataclasses.replace(ev, sample=0, skip=80), limit=10)
+    assert [q.id for q in later] == [q.id for q in every[80:90]]
+    assert run_questions(dataclasses.replace(ev, sample=0, skip=len(every))) == []
+    skipped = dataclasses.replace(ev, skip=80)
+    assert fingerprint(dataclasses.replace(config, eval=skipped), skipped) != fingerprint(config, ev)
