@@ -1,0 +1,93 @@
+"""The hop loop's time on each dev set, quiet, without enrichment: seconds a question end to end and
+reader calls, overall and by the plan's kind (one hop against a chain or side-by-side hops). The reader is
+loaded once and warmed on a question outside the measured range; each set reads its own build.
+
+    python scripts/bench_hop_latency.py --set nq=configs/nq.yaml:1:30 --set musique=configs/musique.yaml:1:30 \
+        --out bench_results/hop_latency.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from benchmarks.agent import _pct
+from enrich_rag.agent.plan import SINGLE
+from enrich_rag.agent.session import Session
+from enrich_rag.eval.methods import CountingLLM
+from enrich_rag.eval.prepare import sampled_questions
+from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.llm.factory import make_llm
+from enrich_rag.llm.models import model_name
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    if not rows:
+        return {"questions": 0}
+    p50, p95 = _pct([r["seconds"] for r in rows])
+    return {
+        "questions": len(rows),
+        "p50_s": round(p50, 2),
+        "p95_s": round(p95, 2),
+        "llm_calls_mean": round(statistics.mean(r["llm_calls"] for r in rows), 2),
+    }
+
+
+def measure(params: str, overlay: str, first: int, last: int, llm: CountingLLM) -> dict[str, Any]:
+    config, ev = load_eval(params, overlay)
+    ensure_built(config, ev)
+    items = sampled_questions(ev)
+    warm, measured = items[last] if last < len(items) else items[0], items[first - 1 : last]
+    rows = []
+    with Session(config, llm=llm, reconcile=False) as session:
+        agent = session.agent()
+        agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
+        for item in tqdm(measured, desc=ev.dataset, unit="q"):
+            before = llm.calls
+            answer = agent.answer(item.question, allow_enrich=False)
+            plan = next((s.outputs for s in answer.trace.steps if s.tool == "Plan"), {})
+            kind = plan.get("kind", SINGLE)
+            rows.append({"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind})
+    return {
+        "range": [first, last],
+        "all": _summary(rows),
+        "one_hop": _summary([r for r in rows if r["plan"] == SINGLE]),
+        "hops": _summary([r for r in rows if r["plan"] != SINGLE]),
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", required=True, help="name=configs/<dataset>.yaml:first:last (1-based)")
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    config, _ = load_eval(args.params, args.set[0].split("=", 1)[1].split(":")[0])
+    llm = CountingLLM(make_llm(config.llm))
+    result: dict[str, Any] = {"reader": model_name(config.llm), "allow_enrich": False, "sets": {}}
+    for spec in args.set:
+        name, rest = spec.split("=", 1)
+        overlay, first, last = rest.split(":")
+        result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm)
+    table = Table(title=f"the hop loop's time, quiet, no enrichment, reader {result['reader']}")
+    for column in ("set", "plan", "n", "p50 s", "p95 s", "reader calls"):
+        table.add_column(column, justify="left" if column in ("set", "plan") else "right")
+    for name, s in result["sets"].items():
+        for part in ("all", "one_hop", "hops"):
+            x = s[part]
+            if x["questions"]:
+                table.add_row(name, part, str(x["questions"]), f"{x['p50_s']:.2f}", f"{x['p95_s']:.2f}", f"{x['llm_calls_mean']:.2f}")
+    Console().print(table)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
