@@ -230,7 +230,7 @@ class Agent:
         """The question read as one: search rounds, each retried after an enrichment when it was not enough.
         The answer is the round that read best."""
         best = before = SearchRound()
-        done: dict[tuple[str, ...], Sufficiency] = {}  # every context read so far, by its lines
+        done: dict[tuple[str, ...], Sufficiency] = {}  # every (question, context) read so far, by its lines
         for round_ in range(self.config.max_enrich_rounds + 1):
             found = self._search_round(analysis, round_, trace, before, done)
             decision = self._decide(found, allow, round_, trace, time_for_enrichment)
@@ -335,8 +335,8 @@ class Agent:
     ) -> SearchRound:
         """Search -> choose -> read, one passage wider each iteration, until more context stops helping.
         A round after an enrichment (`before`: the round it retries) first reads what the enrichment
-        surfaced, when it surfaced any. A context read before (`done`) is not read again: greedy decoding
-        of the same prompt gives the same answer, at a reader call's cost. With `grounding` (a hop), a
+        surfaced, when it surfaced any. A context read before for the same question (`done`) is not read
+        again: greedy decoding of the same prompt gives the same answer, at a reader call's cost. With `grounding` (a hop), a
         read whose answer what it read does not state is not sure, and a round without a grounded read
         reads once more, one passage wider; a hop that reads its passages alone stops at the first grounded
         read (perplexities over different single passages do not rank them: a distractor read alone is
@@ -399,7 +399,7 @@ class Agent:
         """CheckSufficiency: the reader's hypothetical answer over this context, whether what it read states
         that answer (always, without `grounding`), and whether to stop."""
         with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
-            lines = tuple(reading_line(e) for e in sub.evidence)
+            lines = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
             reused = lines in done
             if not reused:
                 done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)

@@ -515,6 +515,20 @@ def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy
     assert any(c.triple.startswith("Who directed Inception?") and c.chunk_id.startswith("inception::") for c in answer.citations)
 
 
+def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp_path, spacy_extractor):
+    """Two hops that read the same page each ask it their own question: an answer read for one question
+    is never handed to another because the context is the same."""
+    plan = '{"hops": ["Who directed Inception?", "Who stars in Inception?"]}'
+    script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("Leonardo DiCaprio", 1.1), ("Christopher Nolan", 1.2)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    first, second = answer.chain
+    assert first["chunk_ids"] == second["chunk_ids"] == ["inception::c0"]  # the same page read by both
+    assert (first["answer"], second["answer"]) == ("Christopher Nolan", "Leonardo DiCaprio")
+    assert not any(r.get("reused") for r in _outputs(answer, "CheckSufficiency"))
+    assert sum("Question: Who stars in Inception?" in p for p in resources.llm.prompts) == 1
+
+
 def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tmp_path, spacy_extractor):
     script = [('{"hops": ["Who designed the Starling Bridge?", "Where was #1 born?"]}', 2.0), ("London", 1.1)]
     agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True)
