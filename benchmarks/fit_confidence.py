@@ -1,0 +1,177 @@
+"""Fit the wrong-answer model (`enrich_rag/agent/confidence.py`) on committed dev predictions and say how
+well it tells right from wrong on questions it was not fitted on.
+
+Per dev set: the AUROC for "this answer is wrong" of perplexity alone, of the model fitted on the other
+sets (leave one set out: the set it is reported on is never fitted on), and of 5-fold cross-validation
+within the set; the expected calibration error and a reliability diagram of the leave-one-set-out
+probabilities; how often the model's flag (P(wrong) > 0.5) fires and how often a flagged answer is
+wrong. The model fitted on every set is written to the reader's file, which the loop will read.
+
+    python scripts/fit_confidence.py --run hotpotqa=results/hotpotqa/dev300-0131a0b \
+        --run 2wiki=results/2wiki/dev200-0131a0b --run musique=results/hops/musique/RUN \
+        --run nq=results/hops/nq/dev100-ec334a2 --out bench_results/confidence_fit.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.perplexity_signal import auroc, auroc_interval
+from enrich_rag.agent.confidence import FEATURES, answer_features, fit_wrong_answer_model
+from enrich_rag.config import load_config
+from enrich_rag.eval.stats import with_ci
+from enrich_rag.llm.models import model_name
+from enrich_rag.storage.passages import read_passages
+
+PROJECT = Path(__file__).resolve().parents[1]
+METHOD = "enrichrag_no_enrich"
+FOLDS = 5
+BINS = 10
+FLAG = 0.5
+
+
+def examples(run: Path, dataset: str, params: str, method: str) -> list[dict[str, Any]]:
+    """One row per answer: its features and whether it was wrong (EM 0)."""
+    config = load_config(PROJECT / params, PROJECT / f"configs/{dataset}.yaml")
+    texts = {p.id: p.content for p in read_passages(PROJECT / config.paths.chunks)}
+    rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for r in rows:
+        if r["method"] != method:
+            continue
+        read = [texts.get(c, "") for c in r["trace"].get("chunk_ids", [])]
+        features = answer_features(r["question"], r["prediction"], r["trace"], read)
+        out.append({"id": r["id"], "features": features, "wrong": not r["em"]})
+    return out
+
+
+def _auc(scores: np.ndarray, wrong: list[bool]) -> dict[str, Any]:
+    value = auroc(scores.tolist(), wrong)
+    return {"auroc": round(value, 4) if value is not None else None, "auroc_ci": auroc_interval(scores.tolist(), wrong)}
+
+
+def calibration(probabilities: np.ndarray, wrong: list[bool]) -> dict[str, Any]:
+    """Expected calibration error over equal-width bins, and the bins (mean predicted, observed, count)."""
+    y = np.asarray(wrong, dtype=float)
+    edges = np.linspace(0, 1, BINS + 1)
+    bins, ece = [], 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = (probabilities >= lo) & ((probabilities < hi) if hi < 1 else (probabilities <= hi))
+        if inside.any():
+            predicted, observed = float(probabilities[inside].mean()), float(y[inside].mean())
+            ece += inside.mean() * abs(predicted - observed)
+            bins.append([round(predicted, 4), round(observed, 4), int(inside.sum())])
+    return {"ece": round(float(ece), 4), "bins": bins}
+
+
+def cross_validated(rows: list[dict[str, Any]]) -> np.ndarray:
+    """Each answer's probability from a model fitted on the other folds of its own set."""
+    order = np.random.default_rng(0).permutation(len(rows))
+    out = np.zeros(len(rows))
+    for fold in range(FOLDS):
+        held = order[fold::FOLDS]
+        kept = np.setdiff1d(order, held)
+        model = fit_wrong_answer_model([rows[i]["features"] for i in kept], [rows[i]["wrong"] for i in kept])
+        out[held] = model.probabilities([rows[i]["features"] for i in held])
+    return out
+
+
+def study(sets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name, rows in sets.items():
+        wrong = [r["wrong"] for r in rows]
+        others = [r for other, rs in sets.items() if other != name for r in rs]
+        held_out = fit_wrong_answer_model([r["features"] for r in others], [r["wrong"] for r in others])
+        p = held_out.probabilities([r["features"] for r in rows])
+        flagged = p > FLAG
+        result[name] = {
+            "questions": len(rows),
+            "wrong_share": round(float(np.mean(wrong)), 4),
+            "perplexity_alone": _auc(np.array([r["features"]["log_perplexity"] for r in rows]), wrong),
+            "leave_one_set_out": _auc(p, wrong) | calibration(p, wrong),
+            "within_set_5_fold": _auc(cross_validated(rows), wrong),
+            "flag_share": round(float(flagged.mean()), 4),
+            "wrong_when_flagged": round(float(np.mean([w for w, f in zip(wrong, flagged) if f])), 4) if flagged.any() else None,
+            "wrong_when_not_flagged": round(float(np.mean([w for w, f in zip(wrong, flagged) if not f])), 4) if (~flagged).any() else None,
+        }
+    return result
+
+
+def reliability_png(result: dict[str, Any], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        Console(stderr=True).print("matplotlib not installed (pip install 'enrich-rag[eval]'): reliability diagram skipped")
+        return False
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+    for name, s in result.items():
+        bins = s["leave_one_set_out"]["bins"]
+        ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label=f"{name} (ECE {s['leave_one_set_out']['ece']:.2f})")
+    ax.set_xlabel("predicted P(wrong), fitted on the other sets")
+    ax.set_ylabel("observed share wrong")
+    ax.set_title("wrong-answer model: reliability")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", action="append", required=True, help="dataset=results/<...>/<run> (dataset: a configs/ name)")
+    parser.add_argument("--method", default=METHOD)
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    runs = dict(spec.split("=", 1) for spec in args.run)
+    sets = {name: examples(PROJECT / run, name, args.params, args.method) for name, run in runs.items()}
+    result = study(sets)
+    every = [r for rows in sets.values() for r in rows]
+    model = fit_wrong_answer_model([r["features"] for r in every], [r["wrong"] for r in every])
+    reader = model_name(load_config(PROJECT / args.params).llm)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=PROJECT).stdout.strip()
+    out = Path(args.out)
+    png = out.with_suffix(".png")
+    report = {"reader": reader, "commit": commit, "method": args.method, "runs": runs, "features": list(FEATURES), "sets": result}
+    report["reliability_png"] = str(png) if reliability_png(result, png) else None
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    model_file = PROJECT / f"bench_results/confidence_{reader}.json"
+    model_file.write_text(
+        json.dumps({"reader": reader, "fitted_on": runs, "method": args.method, "model": model.to_dict()}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+    table = Table(title=f"P(wrong answer), reader {reader}: AUROC on questions not fitted on")
+    for column in ("set", "n", "wrong", "perplexity alone", "other sets' model", "5-fold", "ECE", "flagged", "wrong if flagged"):
+        table.add_column(column, justify="left" if column == "set" else "right")
+    for name, s in result.items():
+        cell = lambda d: with_ci(d["auroc"], d["auroc_ci"]) if d["auroc"] is not None else "-"  # noqa: E731
+        table.add_row(
+            name,
+            str(s["questions"]),
+            f"{s['wrong_share']:.2f}",
+            cell(s["perplexity_alone"]),
+            cell(s["leave_one_set_out"]),
+            cell(s["within_set_5_fold"]),
+            f"{s['leave_one_set_out']['ece']:.3f}",
+            f"{s['flag_share']:.2f}",
+            "-" if s["wrong_when_flagged"] is None else f"{s['wrong_when_flagged']:.2f}",
+        )
+    Console().print(table)
+    Console().print(f"model fitted on every set: {model_file.relative_to(PROJECT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""How likely an answer is wrong, from what the loop saw while answering it.
+
+Perplexity alone barely tells a right answer from a wrong one (AUROC 0.52 on 2Wiki), so the unsure flag
+fired on nearly every question. These features are ones any corpus has: how surely the reader wrote
+the answer, whether its reads agreed, whether what it read states the answer (every hop's, for a
+chain), how much of the question's entities the selection covered, and the answer's shape (one of the
+question's own names, a yes or no: a choice between two is right more often). A logistic model over them
+is fitted on committed dev predictions by `scripts/fit_confidence.py`, which reports it only on
+questions it was not fitted on, and stored per reader beside its perplexity calibration.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from enrich_rag.text import normalize_answer, states
+
+FEATURES = ("log_perplexity", "disagreement", "ungrounded", "uncovered", "answer_in_question", "yes_no", "chain")
+MAX_LOG_PERPLEXITY = 5.0  # an unreadable answer (infinite perplexity) counts as this unsure
+YES_NO = {"yes", "no"}
+
+
+def answer_features(question: str, answer: str, trace: Mapping[str, Any], read: Sequence[str]) -> dict[str, float]:
+    """`trace`: the answer's trace as the API gives it (its reads, chain and selection); `read`: the text of
+    every passage and fact line the answer was read from."""
+    perplexity = trace.get("perplexity")
+    log_ppl = math.log(perplexity) if isinstance(perplexity, int | float) and 0 < perplexity < math.inf else MAX_LOG_PERPLEXITY
+    said = normalize_answer(answer)
+    reads = [r for r in trace.get("reads") or [] if not r.get("reused")]
+    agreeing = sum(normalize_answer(str(r.get("answer", ""))) == said for r in reads)
+    chain = trace.get("chain") or []
+    if chain:
+        ungrounded = not all(hop.get("grounded") for hop in chain)
+    else:
+        ungrounded = not said or not any(states(text, answer) for text in read)
+    coverage = (trace.get("selection") or {}).get("coverage")
+    return {
+        "log_perplexity": min(MAX_LOG_PERPLEXITY, max(0.0, log_ppl)),
+        "disagreement": 1.0 - agreeing / len(reads) if reads else 1.0,
+        "ungrounded": float(ungrounded),
+        "uncovered": 1.0 - float(coverage) if isinstance(coverage, int | float) else 1.0,
+        "answer_in_question": float(bool(said) and states(question, answer)),
+        "yes_no": float(said in YES_NO),
+        "chain": float(bool(chain)),
+    }
+
+
+def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+    return np.array([[float(r[f]) for f in FEATURES] for r in rows], dtype=float).reshape(len(rows), len(FEATURES))
+
+
+@dataclass(frozen=True)
+class WrongAnswerModel:
+    """Logistic regression over standardised features: P(the answer is wrong)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+
+    def probabilities(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+        z = (_matrix(rows) - np.array(self.mean)) / np.array(self.scale)
+        return 1.0 / (1.0 + np.exp(-(z @ np.array(self.weights) + self.bias)))
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        return float(self.probabilities([features])[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "features": list(FEATURES),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WrongAnswerModel:
+        if list(data.get("features", [])) != list(FEATURES):
+            raise ValueError(f"the confidence model was fitted on features {data.get('features')}, not {list(FEATURES)}: refit it")
+        return cls(tuple(data["weights"]), float(data["bias"]), tuple(data["mean"]), tuple(data["scale"]))
+
+
+def fit_wrong_answer_model(
+    rows: Sequence[Mapping[str, float]], wrong: Sequence[bool], l2: float = 1.0, steps: int = 50
+) -> WrongAnswerModel:
+    """L2-regularised logistic regression by Newton's method: a few hundred dev answers, seven features."""
+    x = _matrix(rows)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    y = np.asarray(wrong, dtype=float)
+    w = np.zeros(z.shape[1])
+    penalty = np.diag([l2] * len(FEATURES) + [0.0])  # the bias is not shrunk
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        gradient = z.T @ (p - y) + penalty @ w
+        hessian = z.T @ (z * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return WrongAnswerModel(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mean), tuple(float(v) for v in scale))
+
+
+def load_wrong_answer_model(path: Path | str) -> WrongAnswerModel | None:
+    """The fitted model a reader's file holds (`model` key), or None where nobody fitted one."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    return WrongAnswerModel.from_dict(json.loads(path.read_text(encoding="utf-8"))["model"])
