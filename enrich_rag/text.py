@@ -28,6 +28,15 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
 
 
+YES_NO = frozenset({"yes", "no"})
+_POLAR = re.compile(r"^\W*(is|are|was|were|am|do|does|did|has|have|had|can|could|will|would|should|shall|may|might|must)\b", re.I)
+
+
+def asks_yes_no(question: str) -> bool:
+    """A polar question ("Are X and Y from the same country?"): the only kind a yes or a no answers."""
+    return bool(_POLAR.match(question))
+
+
 def normalize_answer(text: str) -> str:
     """SQuAD's normalisation: lower case, no punctuation, no articles, single spaces."""
     text = "".join(ch for ch in text.lower() if ch not in _PUNCT)

@@ -20,11 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from enrich_rag.text import normalize_answer, states
+from enrich_rag.text import YES_NO, normalize_answer, states
 
 FEATURES = ("log_perplexity", "disagreement", "ungrounded", "uncovered", "answer_in_question", "yes_no", "chain")
 MAX_LOG_PERPLEXITY = 5.0  # an unreadable answer (infinite perplexity) counts as this unsure
-YES_NO = {"yes", "no"}
 
 
 def answer_features(question: str, answer: str, trace: Mapping[str, Any], read: Sequence[str]) -> dict[str, float]:

@@ -18,21 +18,21 @@ from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
-from enrich_rag.text import normalize_answer, states
+from enrich_rag.text import YES_NO, asks_yes_no, normalize_answer, states
 
-YES_NO = {"yes", "no"}
 HOP_RELATION = "is answered by"
 
 
 def grounded(result: Sufficiency, question: str) -> bool:
     """What the hop read states its answer (a span of a passage or a fact line), and the answer is not
     what the hop asked about (the sub-question's own subject read back). A yes or no cannot be a span: it
-    counts as grounded when something was read."""
+    counts as grounded when something was read and the hop asked a yes/no question ("Who is the spouse of
+    X?" -> "No" is a reader that found nothing, not an answer)."""
     answer = normalize_answer(result.answer)
     if not answer:
         return False
     if answer in YES_NO:
-        return bool(result.evidence)
+        return bool(result.evidence) and asks_yes_no(question)
     if states(question, result.answer):
         return False
     return any(states(reading_line(e), result.answer) for e in result.evidence)

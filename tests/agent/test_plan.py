@@ -45,3 +45,20 @@ def test_a_hop_that_reads_back_its_own_subject_is_not_grounded():
     assert grounded(Sufficiency("30 November 1999", 1.1, (page,)), question)
     assert not grounded(Sufficiency("1 May 1977", 1.1, (page,)), question)  # not what it read
     assert grounded(Sufficiency("yes", 1.1, (page,)), "Was BAE Systems formed by a merger?")
+
+
+def test_a_yes_or_no_grounds_only_a_question_that_asks_yes_or_no():
+    """"Who is the spouse of X?" -> "No" is a reader that found nothing in the passage, not an answer:
+    the hop reads its next passage."""
+    from enrich_rag.agent.hops import grounded
+    from enrich_rag.agent.sufficiency import Sufficiency
+    from enrich_rag.storage.passages import Passage
+    from enrich_rag.text import asks_yes_no
+
+    page = Passage("m::c0", "m", "Margarethe von Trotta", "Margarethe von Trotta is a German film director.")
+    assert not grounded(Sufficiency("No", 1.1, (page,)), "Who is the spouse of Margarethe von Trotta?")
+    assert grounded(Sufficiency("No", 1.1, (page,)), "Is Margarethe von Trotta an actress?")
+    assert not grounded(Sufficiency("Yes", 1.1, ()), "Is Margarethe von Trotta an actress?")  # nothing read
+    polar = ["Do both films have the same director?", "Are X and Y in one country?", "did she win?", '"Was it built in 1900?"']
+    assert all(asks_yes_no(q) for q in polar)
+    assert not any(asks_yes_no(q) for q in ["Who is the spouse of X?", "Which film came first?", "Island of Does?"])

@@ -15,12 +15,11 @@ from collections.abc import Callable, Sequence
 from enrich_rag.eval.metrics import contains_answer, exact_match, normalize_answer, token_f1
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import answer_prompt
-from enrich_rag.text import content_words
+from enrich_rag.text import YES_NO, content_words
 
 WELL_FORMED, ANSWER_IN_GOLD, NOT_DUPLICATE = "well_formed", "answer_in_gold", "not_duplicate"
 ANSWERABLE, NOT_TRIVIA, NEEDS_BOTH = "answerable", "not_trivia", "needs_both"
 FILTERS = (WELL_FORMED, ANSWER_IN_GOLD, NOT_DUPLICATE, ANSWERABLE, NEEDS_BOTH, NOT_TRIVIA)
-YES_NO = ("yes", "no")
 MATCH_F1 = 0.6  # token F1 at which a reader's answer counts as the reference (beside EM and containment)
 QUESTION_WORDS = (3, 40)
 KNOWS_P = 0.9  # first-token probability above which a right two-way answer with no passages is knowledge, not a guess
