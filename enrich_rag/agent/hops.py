@@ -23,17 +23,18 @@ from enrich_rag.text import YES_NO, asks_yes_no, normalize_answer, states
 HOP_RELATION = "is answered by"
 
 
-def grounded(result: Sufficiency, question: str) -> bool:
+def grounded(result: Sufficiency, question: str, earlier: Sequence[str] = ()) -> bool:
     """What the hop read states its answer (a span of a passage or a fact line), and the answer is not
-    what the hop asked about (the sub-question's own subject read back). A yes or no cannot be a span: it
-    counts as grounded when something was read and the hop asked a yes/no question ("Who is the spouse of
-    X?" -> "No" is a reader that found nothing, not an answer)."""
+    what the hop asked about (the sub-question's own subject read back) nor, in a chain, an `earlier` hop's
+    answer (a chain moves on at every hop; a plan that lost its slot reads the last answer back). A yes or
+    no cannot be a span: it counts as grounded when something was read and the hop asked a yes/no
+    question ("Who is the spouse of X?" -> "No" is a reader that found nothing, not an answer)."""
     answer = normalize_answer(result.answer)
     if not answer:
         return False
     if answer in YES_NO:
         return bool(result.evidence) and asks_yes_no(question)
-    if states(question, result.answer):
+    if states(question, result.answer) or answer in {normalize_answer(a) for a in earlier}:
         return False
     return any(states(reading_line(e), result.answer) for e in result.evidence)
 

@@ -256,7 +256,13 @@ class Agent:
             answers = [h.answer for h in hops]
             sub = hop_analysis(analyze_query(plan.filled(index, answers), self.resources.nlp, self.resources.store), answers)
             found = self._search_round(
-                sub, 0, trace, SearchRound(), done, self.hop_choice, functools.partial(grounded, question=sub.question)
+                sub,
+                0,
+                trace,
+                SearchRound(),
+                done,
+                self.hop_choice,
+                functools.partial(grounded, question=sub.question, earlier=answers if plan.kind == CHAIN else ()),
             )
             said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
             hop = Hop(index + 1, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)

@@ -62,3 +62,16 @@ def test_a_yes_or_no_grounds_only_a_question_that_asks_yes_or_no():
     polar = ["Do both films have the same director?", "Are X and Y in one country?", "did she win?", '"Was it built in 1900?"']
     assert all(asks_yes_no(q) for q in polar)
     assert not any(asks_yes_no(q) for q in ["Who is the spouse of X?", "Which film came first?", "Island of Does?"])
+
+
+def test_a_chain_hop_that_reads_back_an_earlier_answer_is_not_grounded():
+    """A plan that lost its slot ("Who was X's mother?" -> "Who is X's spouse?") reads the last answer back
+    from the same page; a chain moves on at every hop. Side-by-side hops may share an answer."""
+    from enrich_rag.agent.hops import grounded
+    from enrich_rag.agent.sufficiency import Sufficiency
+    from enrich_rag.storage.passages import Passage
+
+    page = Passage("s::c0", "s", "Suzanne Farrington", "Suzanne Farrington is the daughter of Vivien Leigh and Herbert Leigh Holman.")
+    said = Sufficiency("Vivien Leigh", 1.1, (page,))
+    assert not grounded(said, "Who is Suzanne Farrington's spouse?", earlier=["Vivien Leigh"])
+    assert grounded(said, "Who is Suzanne Farrington's spouse?")  # side by side (no earlier answers passed)
