@@ -21,7 +21,7 @@ DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSi
 CURRENT_RUNS = {
     "hotpotqa": "results/house/hotpotqa/dev100-1c94f12",
     "2wiki": "results/hops/2wiki/dev81-200-10594cc",
-    "musique": "results/hops/musique/dev100-ec334a2",
+    "musique": "results/hops/musique/dev100-5f2296b",
     "nq": "results/hops/nq/dev100-ec334a2",
 }
 README_START, README_END = "<!-- what-to-expect: start -->", "<!-- what-to-expect: end -->"

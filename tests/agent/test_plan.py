@@ -48,7 +48,7 @@ def test_a_hop_that_reads_back_its_own_subject_is_not_grounded():
 
 
 def test_a_yes_or_no_grounds_only_a_question_that_asks_yes_or_no():
-    """"Who is the spouse of X?" -> "No" is a reader that found nothing in the passage, not an answer:
+    """ "Who is the spouse of X?" -> "No" is a reader that found nothing in the passage, not an answer:
     the hop reads its next passage."""
     from enrich_rag.agent.hops import grounded
     from enrich_rag.agent.sufficiency import Sufficiency
