@@ -373,7 +373,7 @@ class Agent:
                 found = read
             iteration += 1
             if (stop or iteration == iterations) and not found.grounded and not retried:
-                iterations, retried, stop = iteration + 1, True, None  # an ungrounded hop: once more, one passage wider
+                iterations, retried, stop = iteration + 1, True, None  # an ungrounded hop: one read more
             if stop:
                 break
         return found
@@ -405,11 +405,11 @@ class Agent:
         """CheckSufficiency: the reader's hypothetical answer over this context, whether what it read states
         that answer (always, without `grounding`), and whether to stop."""
         with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
-            lines = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
-            reused = lines in done
+            key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
+            reused = key in done
             if not reused:
-                done[lines] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
-            result = done[lines]
+                done[key] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+            result = done[key]
             history.append(result)
             is_grounded = grounding is None or grounding(result)
             stop = self._stop_reason(result, history, is_grounded, alone)
