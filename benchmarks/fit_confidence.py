@@ -5,11 +5,17 @@ Per dev set: the AUROC for "this answer is wrong" of perplexity alone, of the mo
 sets (leave one set out: the set it is reported on is never fitted on), and of 5-fold cross-validation
 within the set; the expected calibration error and a reliability diagram of the leave-one-set-out
 probabilities; how often the model's flag (P(wrong) > 0.5) fires and how often a flagged answer is
-wrong. The model fitted on every set is written to the reader's file, which the loop will read.
+wrong. The model fitted on every set is written to the reader's file under bench_results/.
+
+A corpus's own model (what the loop reads, `<paths.root>/confidence.json`) is fitted on synthetic
+questions over that corpus (`--fit-on`), and each `--run` set of real questions is then scored by it too:
 
     python scripts/fit_confidence.py --run hotpotqa=results/hotpotqa/dev300-0131a0b \
         --run 2wiki=results/2wiki/dev200-0131a0b --run musique=results/hops/musique/RUN \
         --run nq=results/hops/nq/dev100-ec334a2 --out bench_results/confidence_fit.json
+    python scripts/fit_confidence.py --fit-on hotpotqa=results/hops/hotpotqa_synthetic/RUN \
+        --run hotpotqa=results/hops/hotpotqa/RUN --model-file data/datasets/hotpotqa/confidence.json \
+        --out bench_results/confidence_own_corpus_hotpotqa.json
 """
 
 from __future__ import annotations
@@ -25,10 +31,11 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.perplexity_signal import auroc, auroc_interval
-from enrich_rag.agent.confidence import FEATURES, answer_features, fit_wrong_answer_model
+from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, answer_features, fit_wrong_answer_model
 from enrich_rag.config import load_config
 from enrich_rag.eval.stats import with_ci
 from enrich_rag.llm.models import model_name
+from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.passages import read_passages
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -84,25 +91,40 @@ def cross_validated(rows: list[dict[str, Any]]) -> np.ndarray:
     return out
 
 
-def study(sets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def study(sets: dict[str, list[dict[str, Any]]], fitted: WrongAnswerModel | None = None) -> dict[str, Any]:
+    """Per set: perplexity alone, the model fitted on the other sets, 5-fold within the set, and (`fitted`)
+    the model fitted on other runs altogether (a corpus's own synthetic questions); its flag counts, or
+    else the leave-one-set-out model's."""
     result: dict[str, Any] = {}
     for name, rows in sets.items():
         wrong = [r["wrong"] for r in rows]
         others = [r for other, rs in sets.items() if other != name for r in rs]
-        held_out = fit_wrong_answer_model([r["features"] for r in others], [r["wrong"] for r in others])
-        p = held_out.probabilities([r["features"] for r in rows])
+        scored: dict[str, Any] = {}
+        p = cv = cross_validated(rows)  # flags from the 5-fold model where nothing else held it out
+        if others:
+            held_out = fit_wrong_answer_model([r["features"] for r in others], [r["wrong"] for r in others])
+            p = held_out.probabilities([r["features"] for r in rows])
+            scored["leave_one_set_out"] = _auc(p, wrong) | calibration(p, wrong)
+        if fitted is not None:
+            p = fitted.probabilities([r["features"] for r in rows])
+            scored["fitted_elsewhere"] = _auc(p, wrong) | calibration(p, wrong)
         flagged = p > FLAG
         result[name] = {
             "questions": len(rows),
             "wrong_share": round(float(np.mean(wrong)), 4),
             "perplexity_alone": _auc(np.array([r["features"]["log_perplexity"] for r in rows]), wrong),
-            "leave_one_set_out": _auc(p, wrong) | calibration(p, wrong),
-            "within_set_5_fold": _auc(cross_validated(rows), wrong),
+            **scored,
+            "within_set_5_fold": _auc(cv, wrong) | calibration(cv, wrong),
             "flag_share": round(float(flagged.mean()), 4),
             "wrong_when_flagged": round(float(np.mean([w for w, f in zip(wrong, flagged) if f])), 4) if flagged.any() else None,
             "wrong_when_not_flagged": round(float(np.mean([w for w, f in zip(wrong, flagged) if not f])), 4) if (~flagged).any() else None,
         }
     return result
+
+
+def _reported(s: dict[str, Any]) -> dict[str, Any]:
+    """The held-out probabilities a set is judged by: the model fitted elsewhere when there is one."""
+    return s.get("fitted_elsewhere") or s.get("leave_one_set_out") or s["within_set_5_fold"]
 
 
 def reliability_png(result: dict[str, Any], path: Path) -> bool:
@@ -117,9 +139,9 @@ def reliability_png(result: dict[str, Any], path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
     for name, s in result.items():
-        bins = s["leave_one_set_out"]["bins"]
-        ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label=f"{name} (ECE {s['leave_one_set_out']['ece']:.2f})")
-    ax.set_xlabel("predicted P(wrong), fitted on the other sets")
+        bins = _reported(s)["bins"]
+        ax.plot([b[0] for b in bins], [b[1] for b in bins], marker="o", label=f"{name} (ECE {_reported(s)['ece']:.2f})")
+    ax.set_xlabel("predicted P(wrong), fitted on other questions")
     ax.set_ylabel("observed share wrong")
     ax.set_title("wrong-answer model: reliability")
     ax.legend()
@@ -131,46 +153,68 @@ def reliability_png(result: dict[str, Any], path: Path) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", action="append", required=True, help="dataset=results/<...>/<run> (dataset: a configs/ name)")
+    parser.add_argument(
+        "--run", action="append", required=True, help="dataset=results/<...>/<run>: a set to report on (dataset: a configs/ name)"
+    )
+    parser.add_argument(
+        "--fit-on", action="append", default=[], help="dataset=RUN: fit the written model on these runs only (default: every --run)"
+    )
+    parser.add_argument("--model-file", type=Path, help="where the fitted model goes (default: bench_results/confidence_<reader>.json)")
     parser.add_argument("--method", default=METHOD)
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     runs = dict(spec.split("=", 1) for spec in args.run)
+    fit_on = dict(spec.split("=", 1) for spec in args.fit_on)
     sets = {name: examples(PROJECT / run, name, args.params, args.method) for name, run in runs.items()}
-    result = study(sets)
-    every = [r for rows in sets.values() for r in rows]
+    fitting = [r for name, run in fit_on.items() for r in examples(PROJECT / run, name, args.params, args.method)]
+    every = fitting or [r for rows in sets.values() for r in rows]
     model = fit_wrong_answer_model([r["features"] for r in every], [r["wrong"] for r in every])
+    result = study(sets, model if fitting else None)
     reader = model_name(load_config(PROJECT / args.params).llm)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=PROJECT).stdout.strip()
     out = Path(args.out)
     png = out.with_suffix(".png")
-    report = {"reader": reader, "commit": commit, "method": args.method, "runs": runs, "features": list(FEATURES), "sets": result}
-    report["reliability_png"] = str(png) if reliability_png(result, png) else None
+    report = {
+        "reader": reader,
+        "commit": commit,
+        "method": args.method,
+        "runs": runs,
+        "fitted_on": fit_on or runs,
+        "features": list(FEATURES),
+    }
+    report |= {"fitted_questions": len(every), "sets": result, "reliability_png": str(png) if reliability_png(result, png) else None}
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    model_file = PROJECT / f"bench_results/confidence_{reader}.json"
-    model_file.write_text(
-        json.dumps({"reader": reader, "fitted_on": runs, "method": args.method, "model": model.to_dict()}, indent=2) + "\n",
-        encoding="utf-8",
-    )
+    model_file = args.model_file or PROJECT / f"bench_results/confidence_{reader}.json"
+    write_model(model_file, reader, fit_on or runs, args.method, model)
     table = Table(title=f"P(wrong answer), reader {reader}: AUROC on questions not fitted on")
-    for column in ("set", "n", "wrong", "perplexity alone", "other sets' model", "5-fold", "ECE", "flagged", "wrong if flagged"):
+    columns = ["set", "n", "wrong", "perplexity alone", "other sets' model", "5-fold", "ECE", "flagged", "wrong if flagged"]
+    if fitting:
+        columns[4] = f"fitted on {', '.join(fit_on)}"
+    for column in columns:
         table.add_column(column, justify="left" if column == "set" else "right")
     for name, s in result.items():
-        cell = lambda d: with_ci(d["auroc"], d["auroc_ci"]) if d["auroc"] is not None else "-"  # noqa: E731
+        cell = lambda d: with_ci(d["auroc"], d["auroc_ci"]) if d and d["auroc"] is not None else "-"  # noqa: E731
         table.add_row(
             name,
             str(s["questions"]),
             f"{s['wrong_share']:.2f}",
             cell(s["perplexity_alone"]),
-            cell(s["leave_one_set_out"]),
+            cell(_reported(s)),
             cell(s["within_set_5_fold"]),
-            f"{s['leave_one_set_out']['ece']:.3f}",
+            f"{_reported(s)['ece']:.3f}",
             f"{s['flag_share']:.2f}",
             "-" if s["wrong_when_flagged"] is None else f"{s['wrong_when_flagged']:.2f}",
         )
     Console().print(table)
-    Console().print(f"model fitted on every set: {model_file.relative_to(PROJECT)}")
+    Console().print(f"model fitted on {len(every)} answers: {model_file}")
+
+
+def write_model(path: Path, reader: str, fitted_on: dict[str, str], method: str, model: WrongAnswerModel) -> None:
+    """The file the loop reads (`<paths.root>/confidence.json`, or the reader's copy under bench_results/), atomically."""
+    record = {"reader": reader, "fitted_on": fitted_on, "method": method, "model": model.to_dict()}
+    with atomic_file(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -115,8 +115,12 @@ class AgentConfig:
     enrich_on_gaps: bool = False
     expansion: str = choice("llm", "template")  # llm (few-shot expansion query, template fallback) | template
     edge_cost: float = bounded(0.5, gt=0.0, le=100.0)  # PCST base edge cost; title links cost less, relevant relations less
-    # Not sure after enrichment (perplexity still over the threshold): say so instead of guessing.
+    # Not sure after enrichment: say so instead of guessing.
     abstain: bool = False
+    # With a confidence model fitted on the corpus (`<paths.root>/confidence.json`, agent/confidence.py): an
+    # answer is sure when its confidence (1 - P(wrong)) is at least this; without one, when its perplexity is
+    # under the threshold and every hop is grounded.
+    sure_confidence: float = bounded(0.5, ge=0.0, le=1.0)
     # Plan a multi-hop question as single-hop sub-questions and read them one at a time, each hop its own
     # search (agent/plan.py); off: the whole question read at once (the enrichrag_single ablation).
     hops: bool = True

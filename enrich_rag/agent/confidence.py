@@ -5,8 +5,12 @@ fired on nearly every question. These features are ones any corpus has: how sure
 the answer, whether its reads agreed, whether what it read states the answer (every hop's, for a
 chain), how much of the question's entities the selection covered, and the answer's shape (one of the
 question's own names, a yes or no: a choice between two is right more often). A logistic model over them
-is fitted on committed dev predictions by `scripts/fit_confidence.py`, which reports it only on
-questions it was not fitted on, and stored per reader beside its perplexity calibration.
+is fitted by `scripts/fit_confidence.py` on a run's predictions, and reported only on questions it was
+not fitted on. A model fitted on other datasets does not carry over to a new corpus (the share of wrong
+answers differs from corpus to corpus), so the loop reads the one fitted for its own corpus:
+`<paths.root>/confidence.json`, fitted on synthetic questions over that corpus (`enrich-rag testset
+generate`, then `scripts/fit_confidence.py --write-for`), for the reader that answered them. Without
+one, the loop keeps the perplexity threshold.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy as np
 
 from enrich_rag.text import YES_NO, normalize_answer, states
 
+CONFIDENCE_FILE = "confidence.json"  # in a corpus's data folder (`paths.root`)
 FEATURES = ("log_perplexity", "disagreement", "ungrounded", "uncovered", "answer_in_question", "yes_no", "chain")
 MAX_LOG_PERPLEXITY = 5.0  # an unreadable answer (infinite perplexity) counts as this unsure
 
@@ -109,9 +114,17 @@ def fit_wrong_answer_model(
     return WrongAnswerModel(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mean), tuple(float(v) for v in scale))
 
 
-def load_wrong_answer_model(path: Path | str) -> WrongAnswerModel | None:
-    """The fitted model a reader's file holds (`model` key), or None where nobody fitted one."""
+def confidence_file(root: Path | str) -> Path:
+    return Path(root) / CONFIDENCE_FILE
+
+
+def load_wrong_answer_model(path: Path | str, reader: str | None = None) -> WrongAnswerModel | None:
+    """The fitted model a file holds (`model` key), or None where nobody fitted one, or where it was fitted
+    on another reader's answers (`reader`: the reader that will answer; None: any)."""
     path = Path(path)
     if not path.is_file():
         return None
-    return WrongAnswerModel.from_dict(json.loads(path.read_text(encoding="utf-8"))["model"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if reader is not None and data.get("reader") != reader:
+        return None
+    return WrongAnswerModel.from_dict(data["model"])

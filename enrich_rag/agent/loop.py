@@ -10,7 +10,9 @@ for each enrichment round (0 .. max_enrich_rounds):
              until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
     decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
 answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
-citations; unsure when that perplexity stays over the threshold (`agent.abstain`: say so instead)
+citations; its confidence from the corpus's fitted model when there is one (agent/confidence.py); unsure
+when that confidence is under `agent.sure_confidence`, or without a model when the perplexity stays over
+the threshold or a hop is ungrounded (`agent.abstain`: say so instead)
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from enrich_rag.agent.confidence import answer_features, confidence_file, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
@@ -52,7 +55,7 @@ from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.llm.comparison import compare, parse_comparison
-from enrich_rag.llm.models import ppl_threshold
+from enrich_rag.llm.models import model_name, ppl_threshold
 from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
@@ -91,6 +94,7 @@ class Answer:
     trace: Trace = field(repr=False)
     threshold: float = 0.0  # the perplexity under which an answer counts as sure
     chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
+    confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
@@ -100,6 +104,7 @@ class Answer:
             "perplexity": self.perplexity if math.isfinite(self.perplexity) else None,
             "sufficient": self.sufficient,
             "threshold": self.threshold,
+            "confidence": self.confidence,
             "citations": [asdict(c) for c in self.citations],
             "subgraph": self.subgraph,
             "chain": self.chain,
@@ -120,6 +125,7 @@ class Answer:
             Trace.from_dict(data.get("trace", {"question": data["question"]})),
             float(data.get("threshold", 0.0)),
             list(data.get("chain", [])),
+            data.get("confidence"),
         )
 
 
@@ -182,6 +188,8 @@ class Agent:
         self.evidence = evidence
         self.max_new_tokens = resources.config.llm.max_new_tokens
         self.ppl_threshold = ppl_threshold(self.config, resources.config.llm)  # calibrated per model
+        # P(wrong) fitted on this corpus's questions for this reader (None: the perplexity rule decides sure)
+        self.wrong_answers = load_wrong_answer_model(confidence_file(resources.config.paths.root), model_name(resources.config.llm))
         self.choice = context_choice(config, evidence, self.select)
         # A plan's hops: one single-hop question each, one passage first (`evidence.hop_k`), read alone or growing.
         self.hop_choice = hop_choice(config, evidence, self.select)
@@ -210,21 +218,31 @@ class Agent:
         else:
             hops, best = self._chain(plan, analysis, trace)
         text = self._compared(question, best, trace)
-        trace.seconds = round(time.perf_counter() - start, 4)
-        sure = best.perplexity < self.ppl_threshold and all(h.grounded for h in hops)
+        citations, chain = [Citation.of(e) for e in best.evidence], [h.record() for h in hops]
+        confidence = self._confidence(question, text, best.perplexity, trace, chain, citations)
+        if confidence is None:
+            sure = best.perplexity < self.ppl_threshold and all(h.grounded for h in hops)
+        else:
+            sure = confidence >= self.config.sure_confidence
         if not sure and self.config.abstain:
             text = NOT_FOUND
+        trace.seconds = round(time.perf_counter() - start, 4)
         return Answer(
-            question,
-            text,
-            best.perplexity,
-            sure,
-            [Citation.of(e) for e in best.evidence],
-            best.subgraph.to_dict(),
-            trace,
-            self.ppl_threshold,
-            [h.record() for h in hops],
+            question, text, best.perplexity, sure, citations, best.subgraph.to_dict(), trace, self.ppl_threshold, chain, confidence
         )
+
+    def _confidence(
+        self, question: str, text: str, perplexity: float, trace: Trace, chain: list[dict[str, Any]], citations: list[Citation]
+    ) -> float | None:
+        """1 - P(wrong) of the corpus's model over what the loop saw answering (None without a model)."""
+        if self.wrong_answers is None:
+            return None
+        with trace.step("Confidence", answer=text) as step:
+            summary = {"perplexity": perplexity, "reads": trace.reads(), "chain": chain, "selection": trace.selection()}
+            features = answer_features(question, text, summary, [c.evidence for c in citations])
+            confidence = round(1.0 - self.wrong_answers.probability(features), 4)
+            step.outputs = {"confidence": confidence, "sure_above": self.config.sure_confidence, "features": features}
+        return confidence
 
     def _rounds(self, analysis: QueryAnalysis, allow: bool, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> SearchRound:
         """The question read as one: search rounds, each retried after an enrichment when it was not enough.

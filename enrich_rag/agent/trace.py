@@ -73,6 +73,24 @@ class Trace:
             return None
         return round(sum(s.seconds for s in self.steps[tools.index("EnrichGraph") :]), 4)
 
+    def reads(self) -> list[dict[str, Any]]:
+        """Every hypothetical answer the loop read, with its enrichment round and perplexity: what a rule
+        other than "keep the lowest perplexity" would have answered can be counted from these alone."""
+        reads, round_ = [], 0
+        for step in self.steps:
+            round_ += step.tool == "EnrichGraph"
+            if step.tool == "CheckSufficiency":
+                reused = {"reused": True} if step.outputs.get("reused") else {}  # the same context, read before
+                reads.append(
+                    {"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": step.outputs.get("perplexity")} | reused
+                )
+        return reads
+
+    def selection(self) -> dict[str, Any] | None:
+        """The last entity-first selection behind a context (its entities, bridges, coverage)."""
+        selections = [s.outputs["selection"] for s in self.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
+        return selections[-1] if selections else None
+
     def to_dict(self) -> dict[str, Any]:
         # Field by field: `asdict` would deep-copy the callbacks (and whatever they are bound to).
         return {
@@ -111,4 +129,5 @@ _SUMMARY_KEYS = {
     "indexed",
     "dvc",
     "pagerank_graph",
+    "confidence",
 }

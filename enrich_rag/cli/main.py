@@ -156,14 +156,19 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
         _emit(answer.to_dict(), True)
         return
     out = Console()
-    status = "[green]confident[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
+    status = "[green]sure[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
     text = "" if streamed and answer.answer else f"[bold]{answer.answer or '(no answer)'}[/bold]  "
-    out.print(f"{text}perplexity {answer.perplexity:.2f} ({status})")
+    measured = f"perplexity {answer.perplexity:.2f}"
+    if answer.confidence is not None:
+        measured = f"confidence: {answer.confidence:.2f}, {measured}"
+    out.print(f"{text}{measured} ({status})")
     if not answer.sufficient:
-        out.print(
-            f"[yellow]Not sure: the evidence read did not settle it (perplexity {answer.perplexity:.2f}, threshold "
-            f"{answer.threshold:.2f}). Check the evidence below; --abstain answers nothing instead.[/yellow]"
+        why = (
+            f"confidence {answer.confidence:.2f}: this corpus's model gives it a {1 - answer.confidence:.0%} chance of being wrong"
+            if answer.confidence is not None
+            else f"the evidence read did not settle it: perplexity {answer.perplexity:.2f}, threshold {answer.threshold:.2f}"
         )
+        out.print(f"[yellow]Not sure ({why}). Check the evidence below; --abstain answers nothing instead.[/yellow]")
     cites = Table(title="evidence")
     for column in ("#", "fact", "evidence", "chunk", "partition"):
         cites.add_column(column)

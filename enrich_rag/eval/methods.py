@@ -189,11 +189,12 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
             "tools": trace.tools(),
             "perplexity": answer.perplexity,
             "sufficient": answer.sufficient,
+            "confidence": answer.confidence,
             "chunk_ids": [c.chunk_id for c in answer.citations],
             "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
             "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
             "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0,
-            "reads": _reads(trace),
+            "reads": trace.reads(),
             "plan": next((s.outputs for s in trace.steps if s.tool == "Plan"), None),
             "chain": answer.chain,
         } | _graph_record(trace)
@@ -204,23 +205,10 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
     return run
 
 
-def _reads(trace) -> list[dict[str, Any]]:
-    """Every hypothetical answer the loop read, with its round and perplexity: what a rule other than
-    "keep the lowest perplexity" would have answered can be counted from the predictions alone."""
-    reads, round_ = [], 0
-    for step in trace.steps:
-        round_ += step.tool == "EnrichGraph"
-        if step.tool == "CheckSufficiency":
-            reused = {"reused": True} if step.outputs.get("reused") else {}  # the same context, read in an earlier round
-            reads.append({"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": step.outputs.get("perplexity")} | reused)
-    return reads
-
-
 def _graph_record(trace) -> dict[str, Any]:
     """What the graph did for one question: PageRank's top passages per round, the selection, and each
     enrichment's new chunks and partition, so an enrichment's effect can be traced per question."""
     ranks = [s.outputs.get("pagerank_top", []) for s in trace.steps if s.tool == "GraphRank"]
-    selections = [s.outputs["selection"] for s in trace.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
     enrichments = [
         {k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
         | {"seconds": s.seconds, "extraction_s": s.outputs.get("seconds", {}).get("extraction")}
@@ -229,7 +217,7 @@ def _graph_record(trace) -> dict[str, Any]:
     ]
     return {
         "pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
-        "selection": selections[-1] if selections else None,
+        "selection": trace.selection(),
         "enrichments": enrichments,
     }
 

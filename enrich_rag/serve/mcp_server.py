@@ -34,8 +34,9 @@ class Project(Protocol):
 
 INSTRUCTIONS = (
     "Tools over the user's own document collection (a local knowledge-graph RAG). `ask` answers a question "
-    "with citations to passages; `sufficient: false` means the evidence read did not settle it. `search` "
-    "returns passages for you to read yourself. `add_text` adds a document; `list_documents` lists them."
+    "with citations to passages; `sufficient: false` means the evidence read did not settle it; `confidence` "
+    "(0-1, where the corpus has a fitted model) is the chance the answer is right. `search` returns passages "
+    "for you to read yourself. `add_text` adds a document; `list_documents` lists them."
 )
 
 
@@ -44,6 +45,7 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
     return {
         "answer": answer["answer"],
         "sufficient": answer["sufficient"],
+        "confidence": answer.get("confidence"),
         "perplexity": answer["perplexity"],
         "citations": [{k: c[k] for k in ("chunk_id", "doc_id", "triple", "evidence")} for c in answer["citations"]],
         "chain": [{k: h.get(k) for k in ("question", "answer", "grounded")} for h in answer.get("chain", [])],

@@ -21,7 +21,7 @@ from enrich_rag.storage.atomic import atomic_file
 
 SETTINGS_FILE = "web_settings.yaml"
 WEB_KEYS = {
-    "agent": ("allow_enrich", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks", "abstain"),
+    "agent": ("allow_enrich", "max_iterations", "ppl_threshold", "max_enrich_rounds", "enrich_chunks", "abstain", "sure_confidence"),
     "evidence": ("selection", "fact_lines", "k", "candidates", "rerank", "micro_queries", "bridges", "rounds"),
 }
 _CLASSES = {"agent": AgentConfig, "evidence": EvidenceConfig}

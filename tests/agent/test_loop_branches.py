@@ -539,3 +539,32 @@ def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tm
         "note": "hop 1 asks about nothing the question names",
     }
     assert answer.chain == [] and answer.answer == "London" and "Hop" not in answer.trace.tools()
+
+
+def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_path, spacy_extractor):
+    """The file `scripts/fit_confidence.py` writes into the corpus's data folder decides sure and unsure:
+    here P(wrong) = sigmoid(2 log perplexity), so a read at perplexity 1.2 (under the threshold of 1.5: sure
+    by perplexity alone) has confidence 0.41 and is unsure. A model fitted on another reader's answers is
+    not used."""
+    from benchmarks.fit_confidence import write_model
+    from enrich_rag.agent.confidence import CONFIDENCE_FILE, FEATURES, WrongAnswerModel
+    from enrich_rag.llm.models import model_name
+
+    model = WrongAnswerModel((2.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES))
+    root = tmp_path / "data"
+    config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
+    write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
+    agent, _ = _agent(config, tmp_path, spacy_extractor, [("London", 1.2)])
+    answer = agent.answer(QUESTION)
+    expected = 1.0 - 1.0 / (1.0 + math.exp(-2.0 * math.log(1.2)))
+    assert answer.confidence == pytest.approx(expected, abs=1e-3) and answer.answer == "London"
+    assert answer.trace.tools()[-1] == "Confidence" and _outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
+    assert not answer.sufficient and answer.to_dict()["confidence"] == answer.confidence
+
+    lenient, _ = _agent(config, tmp_path / "lenient", spacy_extractor, [("London", 1.2)], sure_confidence=0.4)
+    assert lenient.answer(QUESTION).sufficient
+
+    write_model(root / CONFIDENCE_FILE, "another-reader", {"own": "results/own"}, "enrichrag_no_enrich", model)
+    other, _ = _agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
+    unfitted = other.answer(QUESTION)
+    assert unfitted.confidence is None and unfitted.sufficient and "Confidence" not in unfitted.trace.tools()

@@ -3,7 +3,6 @@
 import json
 
 from enrich_rag.agent.trace import Step, Trace
-from enrich_rag.eval.methods import _reads
 
 
 def test_each_read_is_recorded_with_its_round_and_perplexity():
@@ -15,7 +14,7 @@ def test_each_read_is_recorded_with_its_round_and_perplexity():
         Step("CheckSufficiency", {}, {"answer": "London", "perplexity": 1.8}),
         Step("CheckSufficiency", {}, {"answer": "Paris", "perplexity": 2.5, "reused": True}),
     ]
-    reads = _reads(trace)
+    reads = trace.reads()
     assert reads == [
         {"round": 0, "answer": "Paris", "perplexity": 2.5},
         {"round": 0, "answer": "Tasmania", "perplexity": None},

@@ -205,6 +205,7 @@ async function ask(event) {
   $("status").textContent = "thinking…";
   $("answer").dataset.state = "pending";
   $("answer").textContent = "";
+  $("confidence").textContent = "";
   $("timeline").replaceChildren();
   window.streamLog = [];
   try {
@@ -213,6 +214,7 @@ async function ask(event) {
     window.lastAnswer = data;
     $("answer").textContent = data.answer || "(no answer)";
     $("answer").classList.toggle("unsure", !data.sufficient);
+    $("confidence").textContent = data.confidence == null ? "" : `confidence: ${data.confidence.toFixed(2)} (${data.sufficient ? "sure" : "unsure"})`;
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
     renderChain(data.chain);
     renderCitations(data.citations);
