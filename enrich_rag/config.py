@@ -156,6 +156,9 @@ class EvidenceConfig:
     # that states its answer is the hop's) | growing (one passage wider each read, the lowest perplexity wins,
     # as a whole question reads).
     hop_reading: str = choice("alone", "growing")
+    # The order a hop's passages are read in: the strategies `selection` names (pcst: the hop's tree;
+    # pagerank: PageRank's top passages for the hop's question, seeded on its entity).
+    hop_selection: str = choice("pcst", "entity_first", "pagerank")
     # entity | llm (embedded LLM P(yes)) | none | a cross-encoder name or folder
     rerank: str = choice("entity", "none", "llm", open_ended="a cross-encoder name or folder")
     micro_queries: bool = True  # search for missing entities / bridges and swap them in

@@ -190,8 +190,9 @@ class AloneChoice:
 
 
 def hop_choice(agent: AgentConfig, evidence: EvidenceConfig, select: Select) -> ContextChoice:
-    """How a hop of a plan chooses what it reads: `hop_k` passages first, then alone or growing."""
-    choice = context_choice(agent, replace(evidence, k=evidence.hop_k), select)
+    """How a hop of a plan chooses what it reads: `hop_k` passages first, in `hop_selection`'s order, then
+    alone or growing."""
+    choice = context_choice(agent, replace(evidence, k=evidence.hop_k, selection=evidence.hop_selection), select)
     return AloneChoice(choice, choice.evidence) if evidence.hop_reading == "alone" else choice
 
 

@@ -502,6 +502,19 @@ def test_a_hop_reading_alone_stops_at_its_first_grounded_read(world, tmp_path, s
     assert second["question"] == "Where was Leonardo DiCaprio born?"  # the chain went on from the grounded read
 
 
+def test_a_hop_reads_in_pageranks_order_when_hop_selection_says_so(world, tmp_path, spacy_extractor):
+    """`evidence.hop_selection: pagerank`: a hop's reads, one passage each, follow PageRank's top passages
+    for the hop's question; the whole question still reads its tree."""
+    script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
+    world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_selection="pagerank"))
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    ranked = [r["chunk_id"] for r in _outputs(answer, "GraphRank")[0]["pagerank_top"]]
+    reads = [c["chunk_ids"] for c in _outputs(answer, "EnrichContext")[:2]]
+    assert reads == [ranked[:1], ranked[1:2]]  # PageRank's first passage alone, then its second alone
+    assert ranked[1] == "dicaprio::c0" and answer.chain[0]["chunk_ids"] == ["dicaprio::c0"] and answer.chain[0]["grounded"]
+
+
 def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
     """Hops that name no earlier answer are read side by side; one last read over their answers (cited
     fact lines) and passages answers the question."""
