@@ -216,7 +216,7 @@ class Agent:
         if plan.kind == SINGLE:
             best = self._rounds(analysis, allow, trace, time_for_enrichment)
         else:
-            hops, best = self._chain(plan, analysis, trace)
+            hops, best = self._chain(plan, analysis, trace, allow, time_for_enrichment)
         text = self._compared(question, best, trace)
         citations, chain = [Citation.of(e) for e in best.evidence], [h.record() for h in hops]
         confidence = self._confidence(question, text, best.perplexity, trace, chain, citations)
@@ -265,23 +265,26 @@ class Agent:
             step.outputs = plan.record()
         return plan
 
-    def _chain(self, plan: Plan, analysis: QueryAnalysis, trace: Trace) -> tuple[list[Hop], SearchRound]:
+    def _chain(
+        self, plan: Plan, analysis: QueryAnalysis, trace: Trace, allow: bool = False, time_for_enrichment: Callable[[], bool] | None = None
+    ) -> tuple[list[Hop], SearchRound]:
         """Each hop searched and read on its own, its slots filled with the answers before it. A chain
-        answers with its last hop; side-by-side hops and comparisons with one read over all of them."""
+        answers with its last hop; side-by-side hops and comparisons with one read over all of them.
+        The first hop that stays ungrounded is where EnrichGraph goes (when enrichment is allowed): the
+        hop's own passages and PageRank's top for it are extracted deeply, and only that hop is read again."""
         hops: list[Hop] = []
         done: dict[tuple[str, ...], Sufficiency] = {}
+        rounds_left = self.config.max_enrich_rounds if allow else 0
         for index in range(len(plan.hops)):
             answers = [h.answer for h in hops]
             sub = hop_analysis(analyze_query(plan.filled(index, answers), self.resources.nlp, self.resources.store), answers)
-            found = self._search_round(
-                sub,
-                0,
-                trace,
-                SearchRound(),
-                done,
-                self.hop_choice,
-                functools.partial(grounded, question=sub.question, earlier=answers if plan.kind == CHAIN else ()),
-            )
+            grounding = functools.partial(grounded, question=sub.question, earlier=answers if plan.kind == CHAIN else ())
+            found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounding)
+            if not found.grounded and rounds_left and self._hop_decision(index + 1, found, trace, time_for_enrichment) == ENRICH:
+                rounds_left -= 1
+                if self._enrich(sub.question, found, trace).grew:
+                    retried = self._search_round(sub, 1, trace, found, done, self.hop_choice, grounding)
+                    found = retried if retried.better_than(found) else found
             said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
             hop = Hop(index + 1, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
             with trace.step("Hop", hop=hop.index, question=hop.question) as step:
@@ -489,6 +492,16 @@ class Agent:
             elif decision == ENRICH and time_for_enrichment is not None and not time_for_enrichment():
                 decision, reason = ANSWER_UNSURE, "no time left to enrich within the request's limit"
             step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
+        return decision
+
+    def _hop_decision(self, hop: int, found: SearchRound, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> str:
+        """AnalyzeDecide for a hop whose reads stated no answer: the gap is precise (this hop's fact), so
+        it is enriched unless the request's time limit cannot hold a round."""
+        with trace.step("AnalyzeDecide", hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
+            decision, reason = ENRICH, f"hop {hop}: no passage it read states its answer"
+            if time_for_enrichment is not None and not time_for_enrichment():
+                decision, reason = ANSWER_UNSURE, "no time left to enrich within the request's limit"
+            step.outputs = {"reason": reason, "decision": decision}
         return decision
 
     def _unread(self, passages: Sequence[Passage]) -> list[str]:

@@ -515,6 +515,36 @@ def test_a_hop_reads_in_pageranks_order_when_hop_selection_says_so(world, tmp_pa
     assert ranked[1] == "dicaprio::c0" and answer.chain[0]["chunk_ids"] == ["dicaprio::c0"] and answer.chain[0]["grounded"]
 
 
+def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tmp_path, spacy_extractor, monkeypatch):
+    """The hop's gap is precise: its reads stated no answer. EnrichGraph extracts the hop's unread passages
+    (the director's page, which the seed never read), writes a partition, and the hop alone is read again
+    with what the enrichment surfaced (arranged here: the director's page, as if its new facts lifted it).
+    The second hop then goes on from the grounded answer; one enrichment round in all."""
+
+    def surfaced(before, ranking):
+        if before.best is None or ranking is None:
+            return []
+        return [p for p in ranking.passages if p.id.startswith("nolan::")]
+
+    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+    script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Christopher Nolan", 1.1), ("London", 1.1)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
+    answer = agent.answer(QUESTION)
+    decide = _outputs(answer, "AnalyzeDecide")
+    assert decide == [{"reason": "hop 1: no passage it read states its answer", "decision": "enrich"}]
+    enriched = _outputs(answer, "EnrichGraph")[0]
+    assert "nolan::c0" in enriched["new_chunks"] and enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
+    assert answer.trace.tools().count("EnrichGraph") == 1 and answer.trace.partitions_written == [enriched["partition"]]
+    first, second = answer.chain
+    assert first["answer"] == "Christopher Nolan" and first["grounded"] and "nolan::c0" in first["chunk_ids"]
+    assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
+    assert answer.answer == "London" and answer.sufficient and resources.writer.verify() == []
+
+    unenriched, _ = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
+    kept = unenriched.answer(QUESTION, allow_enrich=False)
+    assert "EnrichGraph" not in kept.trace.tools() and not kept.chain[0]["grounded"] and not kept.sufficient
+
+
 def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
     """Hops that name no earlier answer are read side by side; one last read over their answers (cited
     fact lines) and passages answers the question."""
