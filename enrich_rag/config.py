@@ -99,7 +99,7 @@ class AgentConfig:
     max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency iterations; each reads one passage more (evidence.k, k+1, ...)
     min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
-    max_enrich_rounds: int = bounded(2, ge=0, le=5)
+    max_enrich_rounds: int = bounded(1, ge=0, le=5)  # a user waits for each round: one by default
     enrich_chunks: int = bounded(2, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
     # Which unread chunks EnrichGraph reads: the question's top passages then the expansion query's hits
     # (ranked); the same but skipping the passages the reader already read whole (beyond_context: their
