@@ -58,13 +58,14 @@ def load_eval(params: Path | str, overlay: Path | str) -> tuple[Config, EvalConf
 
 
 def ensure_built(config: Config, ev: EvalConfig) -> None:
-    """The dataset's corpus (questions and their passages) first, then every stage missing or stale."""
+    """The dataset's corpus (questions and their passages) first, then every stage missing or stale.
+    Questions written over a build (`eval.corpus: built`) prepare nothing: the build is read as it is."""
     prepare = (
         "prepare",
-        lambda: ev.over_built_corpus or (questions_path(config).is_file() and Path(config.corpus.source).is_file()),
+        lambda: questions_path(config).is_file() and Path(config.corpus.source).is_file(),
         lambda: prepare_eval(config, ev),
     )
-    build(config, ev.dataset, prepare)
+    build(config, ev.dataset, None if ev.over_built_corpus else prepare)
 
 
 def retrieval_study(params: Path | str, overlay: Path | str, limit: int = 0) -> tuple[Config, EvalConfig, list]:

@@ -95,8 +95,10 @@ def read_stamp(config: Config, stage: str) -> dict[str, Any] | None:
 def expected_stamp(config: Config, stage: str) -> dict[str, Any]:
     """The stamp this stage would write now: its settings and the key its upstream stage recorded."""
     upstream = UPSTREAM[stage]
-    if upstream == "prepare" and (not config.eval.questions or config.eval.over_built_corpus):
-        upstream = None  # the corpus is the user's own source (or a build questions were written over)
+    if upstream == "prepare" and not config.eval.questions:
+        upstream = None  # the corpus is the user's own source
+    # Questions written over a build (`eval.corpus: built`) read it as it was prepared, by whatever
+    # evaluation prepared it (none for the default build): they never make it stale.
     upstream_key = (read_stamp(config, upstream) or {}).get("key", "") if upstream else ""
     settings = json.loads(json.dumps(stage_settings(config, stage), default=str))  # as it reads back (tuples as lists)
     key = hashlib.sha1(json.dumps([upstream_key, settings], sort_keys=True, default=str).encode()).hexdigest()[:16]

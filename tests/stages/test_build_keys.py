@@ -43,6 +43,14 @@ def test_a_changed_seed_share_rebuilds_the_graph_not_the_corpus_index(tmp_path, 
     runner.ensure_built(config, ev)  # nothing changed: nothing rebuilt
     assert "building" not in capsys.readouterr().err
 
+    # Questions written over this build (a corpus's own synthetic set) read it as it is: nothing restamped.
+    own = yaml.safe_load(_overlay(tmp_path, seed_share=0.5).read_text())
+    own["eval"].update(dataset="own", questions=str(PROJECT_ROOT / "testsets/hotpotqa_bundled.jsonl"), corpus="built")
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump(own))
+    runner.ensure_built(*runner.load_eval(PROJECT_ROOT / "params.yaml", tmp_path / "own.yaml"))
+    assert "building" not in capsys.readouterr().err
+    assert {s: read_stamp(config, s)["key"] for s in before} == before
+
     config, ev = runner.load_eval(PROJECT_ROOT / "params.yaml", _overlay(tmp_path, seed_share=1.0))
     assert staleness(config, "seed_graph") == "changed: extraction.seed_share"
     assert staleness(config, "corpus_index") is None
