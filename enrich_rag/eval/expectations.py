@@ -19,7 +19,7 @@ ORACLE = "oracle"
 DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSiQue", "nq": "NQ-Open"}  # the configs/ sets
 # The run that stands for what the default loop does on each set today: a new run of the default is named here.
 CURRENT_RUNS = {
-    "hotpotqa": "results/house/hotpotqa/dev100-1c94f12",
+    "hotpotqa": "results/hops/hotpotqa/dev161-260-9444085",
     "2wiki": "results/hops/2wiki/dev81-200-10594cc",
     "musique": "results/hops/musique/dev100-5f2296b",
     "nq": "results/hops/nq/dev100-ec334a2",
