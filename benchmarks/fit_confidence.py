@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -45,8 +46,10 @@ BINS = 10
 FLAG = 0.5
 
 
-def examples(run: Path, dataset: str, params: str, method: str) -> list[dict[str, Any]]:
-    """One row per answer: its features and whether it was wrong (EM 0)."""
+def examples(run: Path, params: str, method: str) -> list[dict[str, Any]]:
+    """One row per answer: its features and whether it was wrong (EM 0). The passages come from the build
+    of the dataset the run names (`configs/<eval.dataset>.yaml`)."""
+    dataset = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))["eval"]["dataset"]
     config = load_config(PROJECT / params, PROJECT / f"configs/{dataset}.yaml")
     texts = {p.id: p.content for p in read_passages(PROJECT / config.paths.chunks)}
     rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -157,7 +160,7 @@ def main() -> None:
         "--run", action="append", required=True, help="dataset=results/<...>/<run>: a set to report on (dataset: a configs/ name)"
     )
     parser.add_argument(
-        "--fit-on", action="append", default=[], help="dataset=RUN: fit the written model on these runs only (default: every --run)"
+        "--fit-on", action="append", default=[], help="name=RUN: fit the written model on these runs only (default: every --run)"
     )
     parser.add_argument("--model-file", type=Path, help="where the fitted model goes (default: bench_results/confidence_<reader>.json)")
     parser.add_argument("--method", default=METHOD)
@@ -166,8 +169,8 @@ def main() -> None:
     args = parser.parse_args()
     runs = dict(spec.split("=", 1) for spec in args.run)
     fit_on = dict(spec.split("=", 1) for spec in args.fit_on)
-    sets = {name: examples(PROJECT / run, name, args.params, args.method) for name, run in runs.items()}
-    fitting = [r for name, run in fit_on.items() for r in examples(PROJECT / run, name, args.params, args.method)]
+    sets = {name: examples(PROJECT / run, args.params, args.method) for name, run in runs.items()}
+    fitting = [r for run in fit_on.values() for r in examples(PROJECT / run, args.params, args.method)]
     every = fitting or [r for rows in sets.values() for r in rows]
     model = fit_wrong_answer_model([r["features"] for r in every], [r["wrong"] for r in every])
     result = study(sets, model if fitting else None)
