@@ -47,7 +47,8 @@ def test_open_ended_choice_passes():
 def test_every_overlay_names_its_dataset_its_questions_and_a_build_of_its_own():
     """Each `configs/<name>.yaml` evaluates dataset <name> on questions that are bundled (the synthetic
     set: written by `dvc repro testset`) with methods that exist; one with a corpus of its own keeps every
-    path of its build under `data/datasets/<name>`, so two datasets never share a graph."""
+    path of its build under `data/datasets/<name>`, so two datasets never share a graph. Questions written
+    over another dataset's build (`eval.corpus: built`) read that build, which they never rebuild."""
     from enrich_rag.eval.methods import METHODS
 
     generated = {str(PROJECT_ROOT / "testsets/synthetic.jsonl")}
@@ -58,7 +59,8 @@ def test_every_overlay_names_its_dataset_its_questions_and_a_build_of_its_own():
         assert ev.questions in generated or Path(ev.questions).is_file(), overlay.name
         if config.paths.root != load_config(PROJECT_ROOT / "params.yaml").paths.root:
             root = Path(config.paths.root)
-            assert root == PROJECT_ROOT / "data/datasets" / name, overlay.name
+            owner = root.name if ev.over_built_corpus else name
+            assert root == PROJECT_ROOT / "data/datasets" / owner and (PROJECT_ROOT / f"configs/{owner}.yaml").is_file(), overlay.name
             for built in (config.paths.chunks, config.paths.corpus_index, config.paths.graph, config.paths.graph_index):
                 assert Path(built).is_relative_to(root), (overlay.name, built)
 
