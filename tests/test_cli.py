@@ -205,3 +205,21 @@ def test_version_prints_the_installed_version():
 
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout == f"enrich-rag {version('enrich-rag')}\n"
+
+
+def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
+    """The CLI prints the corpus model's confidence beside the perplexity, and an unsure answer says its
+    chance of being wrong; without a model it gives the perplexity against the threshold, as before."""
+    from enrich_rag.agent.loop import Answer
+    from enrich_rag.agent.trace import Trace
+    from enrich_rag.cli.main import _print_answer
+
+    unsure = Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05, [], 0.31)
+    _print_answer(unsure, as_json=False)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "confidence: 0.31, perplexity 1.20 (unsure)" in out and "a 69% chance of being wrong" in out
+    assert Answer.from_dict(unsure.to_dict()).confidence == 0.31  # the server's answer keeps it
+
+    _print_answer(Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05), as_json=False)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "confidence" not in out and "perplexity 1.20, threshold 1.05" in out
