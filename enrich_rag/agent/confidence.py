@@ -9,8 +9,8 @@ is fitted by `scripts/fit_confidence.py` on a run's predictions, and reported on
 not fitted on. A model fitted on other datasets does not carry over to a new corpus (the share of wrong
 answers differs from corpus to corpus), so the loop reads the one fitted for its own corpus:
 `<paths.root>/confidence.json`, fitted on synthetic questions over that corpus (`enrich-rag testset
-generate`, then `scripts/fit_confidence.py --write-for`), for the reader that answered them. Without
-one, the loop keeps the perplexity threshold.
+generate`, an evaluation run on them, then `scripts/fit_confidence.py --fit-on ... --model-file ...`),
+for the reader that answered them. Without one, the loop keeps the perplexity threshold.
 """
 
 from __future__ import annotations

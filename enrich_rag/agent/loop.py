@@ -62,6 +62,7 @@ MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
 SURFACED_TOP = 5  # PageRank passages a retried round compares with the round before's (retry_context: surfaced)
+NO_TIME = "no time left to enrich within the request's limit"
 
 
 class QueryError(EnrichRagError):
@@ -266,12 +267,13 @@ class Agent:
         return plan
 
     def _chain(
-        self, plan: Plan, analysis: QueryAnalysis, trace: Trace, allow: bool = False, time_for_enrichment: Callable[[], bool] | None = None
+        self, plan: Plan, analysis: QueryAnalysis, trace: Trace, allow: bool, time_for_enrichment: Callable[[], bool] | None
     ) -> tuple[list[Hop], SearchRound]:
         """Each hop searched and read on its own, its slots filled with the answers before it. A chain
         answers with its last hop; side-by-side hops and comparisons with one read over all of them.
-        The first hop that stays ungrounded is where EnrichGraph goes (when enrichment is allowed): the
-        hop's own passages and PageRank's top for it are extracted deeply, and only that hop is read again."""
+        A hop that stays ungrounded is where EnrichGraph goes (when enrichment is allowed, earliest hops
+        first, `max_enrich_rounds` in all): the hop's own passages and PageRank's top for it are extracted
+        deeply, and only that hop is read again."""
         hops: list[Hop] = []
         done: dict[tuple[str, ...], Sufficiency] = {}
         rounds_left = self.config.max_enrich_rounds if allow else 0
@@ -490,7 +492,7 @@ class Agent:
             elif decision == ENRICH and round_ == self.config.max_enrich_rounds:
                 decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
             elif decision == ENRICH and time_for_enrichment is not None and not time_for_enrichment():
-                decision, reason = ANSWER_UNSURE, "no time left to enrich within the request's limit"
+                decision, reason = ANSWER_UNSURE, NO_TIME
             step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
         return decision
 
@@ -500,7 +502,7 @@ class Agent:
         with trace.step("AnalyzeDecide", hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
             decision, reason = ENRICH, f"hop {hop}: no passage it read states its answer"
             if time_for_enrichment is not None and not time_for_enrichment():
-                decision, reason = ANSWER_UNSURE, "no time left to enrich within the request's limit"
+                decision, reason = ANSWER_UNSURE, NO_TIME
             step.outputs = {"reason": reason, "decision": decision}
         return decision
 
