@@ -138,3 +138,16 @@ def test_a_run_can_leave_out_the_questions_a_change_was_chosen_on(tmp_path):
     assert run_questions(dataclasses.replace(ev, sample=0, skip=len(every))) == []
     skipped = dataclasses.replace(ev, skip=80)
     assert fingerprint(dataclasses.replace(config, eval=skipped), skipped) != fingerprint(config, ev)
+
+
+def test_every_graph_copy_an_evaluation_grows_is_left_out_of_git():
+    """A run's graph copies are hundreds of MB of indexes and DVC cache: one committed by mistake once
+    made a whole submission too big to land."""
+    import subprocess
+
+    from enrich_rag.eval.methods import AGENT_METHODS
+
+    names = [runner.workspace_name(m) for m in AGENT_METHODS] + [f"{runner.WORKSPACE}.0123456789ab"]
+    paths = [f"results/hops/musique/dev100-abc/{name}/graph/nodes/part-0.parquet" for name in names]
+    done = subprocess.run(["git", "check-ignore", *paths], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    assert sorted(done.stdout.split()) == sorted(paths)
