@@ -124,6 +124,10 @@ class AgentConfig:
     # Plan a multi-hop question as single-hop sub-questions and read them one at a time, each hop its own
     # search (agent/plan.py); off: the whole question read at once (the enrichrag_single ablation).
     hops: bool = True
+    # With hops: a question the planner kept whole that names a thing by a description ("Marty's girlfriend
+    # in X") has that description read as a hop; when it answers what the whole read answered, the rest of
+    # the question is read as hop 2 (agent/descriptions.py).
+    bridge_check: bool = True
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,12 @@ def grounded(result: Sufficiency, question: str, earlier: Sequence[str] = ()) ->
     return any(states(reading_line(e), result.answer) for e in result.evidence)
 
 
+def same_answer(a: str, b: str) -> bool:
+    """Two readings name the same thing: equal once normalised, or one says the other ("Parker" and
+    "Jennifer Parker")."""
+    return bool(normalize_answer(a)) and bool(normalize_answer(b)) and (states(a, b) or states(b, a))
+
+
 @dataclass
 class Hop:
     index: int  # 1-based, as the plan's #n

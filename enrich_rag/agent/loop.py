@@ -9,6 +9,9 @@ for each enrichment round (0 .. max_enrich_rounds):
     per iteration i:  EnrichContext (its context at k + i passages) -> CheckSufficiency (read)
              until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
     decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
+with `agent.hops`: Plan first; a chain's hops each run the rounds above on their own sub-question
+(_chain), and a question kept whole that names a thing by a description is checked for a stop at that
+bridge (_bridge)
 answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
 citations; its confidence from the corpus's fitted model when there is one (agent/confidence.py); unsure
 when that confidence is under `agent.sure_confidence`, or without a model when the perplexity stays over
@@ -27,9 +30,10 @@ from typing import Any
 
 from enrich_rag.agent.confidence import answer_features, confidence_file, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
+from enrich_rag.agent.descriptions import SLOT, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
-from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph
+from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, same_answer
 from enrich_rag.agent.plan import CHAIN, SINGLE, Plan, make_plan, one_hop
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
@@ -216,6 +220,8 @@ class Agent:
         hops: list[Hop] = []
         if plan.kind == SINGLE:
             best = self._rounds(analysis, allow, trace, time_for_enrichment)
+            if self.config.hops and self.config.bridge_check and (bridged := self._bridge(analysis, best, trace)):
+                hops, best = bridged
         else:
             hops, best = self._chain(plan, analysis, trace, allow, time_for_enrichment)
         text = self._compared(question, best, trace)
@@ -272,37 +278,83 @@ class Agent:
         """Each hop searched and read on its own, its slots filled with the answers before it. A chain
         answers with its last hop; side-by-side hops and comparisons with one read over all of them.
         A hop that stays ungrounded is where EnrichGraph goes (when enrichment is allowed, earliest hops
-        first, `max_enrich_rounds` in all): the hop's own passages and PageRank's top for it are extracted
-        deeply, and only that hop is read again."""
+        first, `max_enrich_rounds` in all)."""
         hops: list[Hop] = []
         done: dict[tuple[str, ...], Sufficiency] = {}
         rounds_left = self.config.max_enrich_rounds if allow else 0
         for index in range(len(plan.hops)):
             answers = [h.answer for h in hops]
-            sub = hop_analysis(analyze_query(plan.filled(index, answers), self.resources.nlp, self.resources.store), answers)
-            grounding = functools.partial(grounded, question=sub.question, earlier=answers if plan.kind == CHAIN else ())
-            found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounding)
-            if not found.grounded and rounds_left and self._hop_decision(index + 1, found, trace, time_for_enrichment) == ENRICH:
-                rounds_left -= 1
-                if self._enrich(sub.question, found, trace).grew:
-                    retried = self._search_round(sub, 1, trace, found, done, self.hop_choice, grounding)
-                    found = retried if retried.better_than(found) else found
-            said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
-            hop = Hop(index + 1, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
-            with trace.step("Hop", hop=hop.index, question=hop.question) as step:
-                step.outputs = hop.record()
+            earlier = answers if plan.kind == CHAIN else []
+            hop, enriched = self._hop(plan.filled(index, answers), index + 1, earlier, trace, done, rounds_left > 0, time_for_enrichment)
+            rounds_left -= enriched
             hops.append(hop)
+        return hops, self._composed(plan.kind, hops, analysis, trace)
+
+    def _hop(
+        self,
+        question: str,
+        index: int,
+        earlier: Sequence[str],
+        trace: Trace,
+        done: dict[tuple[str, ...], Sufficiency],
+        may_enrich: bool = False,
+        time_for_enrichment: Callable[[], bool] | None = None,
+    ) -> tuple[Hop, bool]:
+        """One hop read on its own tree, and whether it used an enrichment round. An ungrounded hop (when
+        `may_enrich`) has its own passages and PageRank's top for it extracted deeply, and only it is read
+        again. In a chain (`earlier`: the answers before it) a hop that reads an earlier answer back is
+        not grounded."""
+        sub = hop_analysis(analyze_query(question, self.resources.nlp, self.resources.store), earlier)
+        grounding = functools.partial(grounded, question=sub.question, earlier=earlier)
+        found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounding)
+        enriched = False
+        if not found.grounded and may_enrich and self._hop_decision(index, found, trace, time_for_enrichment) == ENRICH:
+            enriched = True
+            if self._enrich(sub.question, found, trace).grew:
+                retried = self._search_round(sub, 1, trace, found, done, self.hop_choice, grounding)
+                found = retried if retried.better_than(found) else found
+        said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
+        hop = Hop(index, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
+        with trace.step("Hop", hop=hop.index, question=hop.question) as step:
+            step.outputs = hop.record()
+        return hop, enriched
+
+    def _composed(self, kind: str, hops: list[Hop], analysis: QueryAnalysis, trace: Trace) -> SearchRound:
+        """A chain's answer is its last hop's, with every hop's passages; side-by-side hops and
+        comparisons are composed by one final read over the hops' answers."""
         drawn = [h.subgraph for h in hops]
-        if plan.kind == CHAIN and analysis.kind != COMPARISON:
+        if kind == CHAIN and analysis.kind != COMPARISON:
             last = hops[-1]
             read = list(dict.fromkeys(e for h in hops for e in h.evidence))
             answer = Sufficiency(last.answer, last.perplexity, tuple(read))
-            return hops, SearchRound(answer, merged_subgraph(drawn, read), grounded=last.grounded)
+            return SearchRound(answer, merged_subgraph(drawn, read), grounded=last.grounded)
         evidence = chain_evidence(hops)
         with trace.step("CheckSufficiency", facts=len(evidence), hops=len(hops)) as step:
             composed = check_sufficiency(self.resources.llm, analysis.question, evidence, self.max_new_tokens)
             step.outputs = composed.record()
-        return hops, SearchRound(composed, merged_subgraph(drawn, evidence))
+        return SearchRound(composed, merged_subgraph(drawn, evidence))
+
+    def _bridge(self, analysis: QueryAnalysis, whole: SearchRound, trace: Trace) -> tuple[list[Hop], SearchRound] | None:
+        """A question the planner kept whole that names a thing by a description (agent/descriptions.py):
+        the description is read as a hop of its own. When that hop answers what the whole read answered,
+        the whole read stopped at the bridge, and the rest of the question, with that answer in the
+        description's place, is read as hop 2, whose answer is the answer. Otherwise the whole read
+        stands (None)."""
+        if whole.best is None or analysis.kind == COMPARISON:
+            return None
+        split = bridge_split(analysis.question, self.resources.nlp)
+        if split is None:
+            return None
+        done: dict[tuple[str, ...], Sufficiency] = {}
+        first, _ = self._hop(split.first, 1, [], trace, done)
+        goes_on = bool(first.answer) and same_answer(first.answer, whole.best.answer)
+        with trace.step("Bridge", description=split.description) as step:
+            step.outputs = split.record() | {"whole_answer": whole.best.answer, "hop_answer": first.answer, "goes_on": goes_on}
+        if not goes_on:
+            return None
+        second, _ = self._hop(split.rest.replace(SLOT, first.answer), 2, [first.answer], trace, done)
+        hops = [first, second]
+        return hops, self._composed(CHAIN, hops, analysis, trace)
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
         with trace.step("AnalyzeQuery", query=question) as step:

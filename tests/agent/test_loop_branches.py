@@ -574,7 +574,7 @@ def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp
 
 def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tmp_path, spacy_extractor):
     script = [('{"hops": ["Who designed the Starling Bridge?", "Where was #1 born?"]}', 2.0), ("London", 1.1)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, bridge_check=False)
     answer = agent.answer(QUESTION, allow_enrich=False)
     assert _outputs(answer, "Plan")[0] == {
         "hops": [QUESTION],
@@ -611,3 +611,38 @@ def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_pat
     other, _ = _agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
     unfitted = other.answer(QUESTION)
     assert unfitted.confidence is None and unfitted.sufficient and "Confidence" not in unfitted.trace.tools()
+
+
+KEPT_WHOLE = '{"hops": ["Where was the director of Inception born?"]}'
+
+
+def test_a_whole_read_that_stopped_at_the_bridge_goes_on_to_the_rest_of_the_question(world, tmp_path, spacy_extractor):
+    """The planner kept the question whole and the whole read answered the director, whom the question
+    only describes. The description read as a hop of its own gives the same answer: the whole read
+    stopped at the bridge, so the rest of the question, the director's name in its place, is hop 2."""
+    script = [(KEPT_WHOLE, 2.0), ("Christopher Nolan", 1.1), ("Christopher Nolan", 1.1), ("London", 1.1)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    bridge = _outputs(answer, "Bridge")[0]
+    assert bridge["description"] == "the director of Inception" and bridge["goes_on"]
+    assert bridge["first"] == "What is the director of Inception?" and bridge["rest"] == "Where was #1 born?"
+    first, second = answer.chain
+    assert first["answer"] == "Christopher Nolan" and first["grounded"]
+    assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
+    assert answer.answer == "London" and answer.sufficient
+    assert "nolan::c0" in second["chunk_ids"] and "nolan::c0" in {c.chunk_id for c in answer.citations}
+    assert len(resources.llm.prompts) == 4  # the plan, the whole read, the two hops
+
+
+def test_a_whole_read_past_the_bridge_stands_and_the_check_can_be_turned_off(world, tmp_path, spacy_extractor):
+    """The whole read answered something else than the description's hop: it did not stop at the
+    bridge, and its answer stands. With `bridge_check: false` nothing more is read."""
+    script = [(KEPT_WHOLE, 2.0), ("London", 1.1), ("Christopher Nolan", 1.1)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert answer.answer == "London" and answer.chain == [] and not _outputs(answer, "Bridge")[0]["goes_on"]
+    assert len(resources.llm.prompts) == 3
+
+    off, resources = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
+    kept = off.answer(QUESTION, allow_enrich=False)
+    assert kept.answer == "London" and "Bridge" not in kept.trace.tools() and len(resources.llm.prompts) == 2
