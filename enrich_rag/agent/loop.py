@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from enrich_rag.agent.confidence import answer_features, confidence_file, load_wrong_answer_model
+from enrich_rag.agent.confidence import WrongAnswerModel, answer_features, confidence_file, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
 from enrich_rag.agent.descriptions import SLOT, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
@@ -245,11 +245,23 @@ class Agent:
         if self.wrong_answers is None:
             return None
         with trace.step("Confidence", answer=text) as step:
-            summary = {"perplexity": perplexity, "reads": trace.reads(), "chain": chain, "selection": trace.selection()}
-            features = answer_features(question, text, summary, [c.evidence for c in citations])
-            confidence = round(1.0 - self.wrong_answers.probability(features), 4)
+            confidence, features = self._confidence_of(self.wrong_answers, question, text, perplexity, trace, chain, citations)
             step.outputs = {"confidence": confidence, "sure_above": self.config.sure_confidence, "features": features}
         return confidence
+
+    @staticmethod
+    def _confidence_of(
+        model: WrongAnswerModel,
+        question: str,
+        text: str,
+        perplexity: float,
+        trace: Trace,
+        chain: list[dict[str, Any]],
+        citations: list[Citation],
+    ) -> tuple[float, dict[str, float]]:
+        summary = {"perplexity": perplexity, "reads": trace.reads(), "chain": chain, "selection": trace.selection()}
+        features = answer_features(question, text, summary, [c.evidence for c in citations])
+        return round(1.0 - model.probability(features), 4), features
 
     def _rounds(self, analysis: QueryAnalysis, allow: bool, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> SearchRound:
         """The question read as one: search rounds, each retried after an enrichment when it was not enough.
@@ -258,7 +270,7 @@ class Agent:
         done: dict[tuple[str, ...], Sufficiency] = {}  # every (question, context) read so far, by its lines
         for round_ in range(self.config.max_enrich_rounds + 1):
             found = self._search_round(analysis, round_, trace, before, done)
-            decision = self._decide(found, allow, round_, trace, time_for_enrichment)
+            decision = self._decide(analysis.question, found, allow, round_, trace, time_for_enrichment)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
             if decision != ENRICH or not self._enrich(analysis.question, found, trace).grew:
@@ -530,11 +542,26 @@ class Agent:
         return CONVERGED if converged(history, self.config.min_gain) else None
 
     def _decide(
-        self, found: SearchRound, allow: bool, round_: int, trace: Trace, time_for_enrichment: Callable[[], bool] | None = None
+        self,
+        question: str,
+        found: SearchRound,
+        allow: bool,
+        round_: int,
+        trace: Trace,
+        time_for_enrichment: Callable[[], bool] | None = None,
     ) -> str:
+        """Answer or enrich. With the corpus's fitted model, an answer the model is sure of is answered and
+        one it is unsure of is enriched: perplexity alone fired on nearly every question and barely told
+        right from wrong. Without a model, the perplexity threshold decides."""
         with trace.step("AnalyzeDecide", perplexity=recorded(found.perplexity), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
-            reason = None
+            reason, judged = None, {}
+            if self.wrong_answers is not None and found.best is not None:
+                read = [Citation.of(e) for e in found.evidence]
+                confidence, _ = self._confidence_of(self.wrong_answers, question, found.best.answer, found.perplexity, trace, [], read)
+                sure = confidence >= self.config.sure_confidence
+                decision, judged = (ANSWER if sure else ENRICH), {"confidence": confidence}
+                reason = f"confidence {confidence:.2f} {'at least' if sure else 'under'} {self.config.sure_confidence}"
             if decision == ANSWER and allow and self.config.enrich_on_gaps and round_ < self.config.max_enrich_rounds:
                 unread = self._unread(found.ranked[:GAP_TOP])
                 if unread:
@@ -545,7 +572,7 @@ class Agent:
                 decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
             elif decision == ENRICH and time_for_enrichment is not None and not time_for_enrichment():
                 decision, reason = ANSWER_UNSURE, NO_TIME
-            step.outputs = ({"reason": reason} if reason else {}) | {"decision": decision}
+            step.outputs = ({"reason": reason} if reason else {}) | judged | {"decision": decision}
         return decision
 
     def _hop_decision(self, hop: int, found: SearchRound, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> str:

@@ -646,3 +646,33 @@ def test_a_whole_read_past_the_bridge_stands_and_the_check_can_be_turned_off(wor
     off, resources = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
     kept = off.answer(QUESTION, allow_enrich=False)
     assert kept.answer == "London" and "Bridge" not in kept.trace.tools() and len(resources.llm.prompts) == 2
+
+
+def test_with_a_fitted_model_only_an_answer_it_is_unsure_of_is_enriched(world, tmp_path, spacy_extractor, monkeypatch):
+    """AnalyzeDecide asks the corpus's model, not the perplexity threshold: a read at perplexity 1.2 (sure
+    by perplexity, threshold 1.5) has confidence 0.41 under P(wrong) = sigmoid(2 log perplexity), so it is
+    enriched; with `sure_confidence` 0.4 the same read is answered at once. Without a model it is sure by
+    perplexity and nothing is enriched."""
+    from benchmarks.fit_confidence import write_model
+    from enrich_rag.agent.confidence import CONFIDENCE_FILE, FEATURES, WrongAnswerModel
+    from enrich_rag.llm.models import model_name
+
+    _surface_one(monkeypatch)
+    model = WrongAnswerModel((2.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES))
+    root = tmp_path / "data"
+    config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
+    write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
+    script = [("London", 1.2)]
+    unsure, resources = _agent(config, tmp_path / "unsure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
+    answer = unsure.answer(QUESTION)
+    decide = _outputs(answer, "AnalyzeDecide")[0]
+    assert decide == {"reason": "confidence 0.41 under 0.5", "confidence": pytest.approx(0.4094, abs=1e-3), "decision": "enrich"}
+    assert answer.trace.tools().count("EnrichGraph") == 1 and resources.writer.verify() == []
+
+    sure, _ = _agent(config, tmp_path / "sure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1, sure_confidence=0.4)
+    kept = sure.answer(QUESTION)
+    assert _outputs(kept, "AnalyzeDecide")[0]["decision"] == "answer" and "EnrichGraph" not in kept.trace.tools()
+
+    unfitted, _ = _agent(world, tmp_path / "unfitted", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
+    by_perplexity = unfitted.answer(QUESTION)
+    assert _outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"} and "EnrichGraph" not in by_perplexity.trace.tools()
