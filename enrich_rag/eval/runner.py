@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
+from enrich_rag.agent.confidence import confidence_file
 from enrich_rag.agent.session import Session
 from enrich_rag.config import Config, EvalConfig, load_config
 from enrich_rag.errors import ConfigError
@@ -114,6 +115,9 @@ def fingerprint(config: Config, ev: EvalConfig) -> str:
         data["llm"].pop(name)
     data["eval"] = {k: v for k, v in dataclasses.asdict(ev).items() if k not in ("output", "run_id", "methods", "bootstrap")}
     data["build"] = build_key(config)  # a rebuilt seed or index is a new run, whatever the settings say
+    model = confidence_file(config.paths.root)
+    if model.is_file():  # the corpus's fitted model decides sure and unsure, and so where the loop enriches
+        data["confidence_model"] = hashlib.sha1(model.read_bytes()).hexdigest()
     # Where the checkout lives is no setting: paths count relative to the project, so a moved or second
     # checkout (a git worktree) resumes the same run.
     text = json.dumps(data, sort_keys=True, default=str).replace(str(Path(config.paths.dvc_root).resolve()) + "/", "")

@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -97,6 +98,10 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     runtime = dataclasses.replace(config, llm=dataclasses.replace(config.llm, threads=1, timeout_s=5))
     assert fingerprint(runtime, ev) == fingerprint(config, ev)
     assert fingerprint(dataclasses.replace(config, llm=dataclasses.replace(config.llm, max_new_tokens=99)), ev) != fingerprint(config, ev)
+    # The corpus's fitted confidence model decides where the loop enriches: a new one is a new run.
+    before = fingerprint(config, ev)
+    (Path(config.paths.root) / "confidence.json").write_text('{"reader": "another"}', encoding="utf-8")
+    assert fingerprint(config, ev) != before
     resolved = yaml.safe_load((run_dir / "config.yaml").read_text())  # every setting the run answered with
     assert resolved["evidence"]["k"] == config.evidence.k and resolved["eval"]["sample"] == ev.sample
     assert resolved["llm"]["backend"] == config.llm.backend and set(resolved) >= {"agent", "paths", "embeddings"}
