@@ -2,7 +2,9 @@
 reader), or two methods of one run: EM and F1 of each with their intervals, the paired difference
 (b - a) with its interval and McNemar's p, overall and per question type. Prints a table and writes JSON.
 `--exclude RUN` leaves out the questions of another run: those whose answers were looked at to choose
-a change, so what remains measures it on questions it was not chosen on.
+a change, so what remains measures it on questions it was not chosen on. `--with-step STEP` keeps the
+questions whose answer in run b ran that tool (`EnrichGraph`: where enrichment fired; `Bridge`: where
+a description was checked), with their share of all.
 
     python scripts/compare_runs.py results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
         --method enrichrag_no_enrich --out bench_results/comparisons_2wiki.json
@@ -65,15 +67,24 @@ def main() -> None:
     parser.add_argument("--method", default="enrichrag_no_enrich")
     parser.add_argument("--method-b", default=None, help="run b's method, when it is not --method")
     parser.add_argument("--exclude", type=Path, default=None, help="leave out the questions of this run")
+    parser.add_argument("--with-step", default=None, help="only the questions whose answer in run b ran this tool")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     method_b = args.method_b or args.method
     left_out = {r["id"] for r in _rows(args.exclude)} if args.exclude else set()
     a = [r for r in _rows(args.a, args.method) if r["id"] not in left_out]
     b = [r for r in _rows(args.b, method_b) if r["id"] not in left_out]
+    with_step = None
+    if args.with_step:
+        ran = {r["id"] for r in b if args.with_step in (r.get("trace") or {}).get("tools", [])}
+        paired = {r["id"] for r in a} & {r["id"] for r in b}
+        with_step = {"step": args.with_step, "questions": len(ran & paired), "share": round(len(ran & paired) / max(1, len(paired)), 4)}
+        a, b = [r for r in a if r["id"] in ran], [r for r in b if r["id"] in ran]
     types = sorted({r.get("type") or "all" for r in a})
     result = {"a": str(args.a), "b": str(args.b), "method": args.method, "method_b": method_b, "overall": summary(a, b)}
     result["changed_answers"] = changed_answers(a, b)
+    if with_step:
+        result["with_step"] = with_step
     if args.exclude:
         result["excluded"] = {"run": str(args.exclude), "questions": len(left_out)}
     if len(types) > 1:

@@ -33,3 +33,25 @@ def test_two_methods_of_one_run_leave_out_the_questions_looked_at(tmp_path, monk
     compare_runs.main()
     overall = json.loads(out.read_text())["overall"]
     assert overall["n"] == 10 and overall["em"] == 0.5
+
+
+def test_with_step_keeps_the_questions_whose_answer_ran_that_tool(tmp_path, monkeypatch):
+    """Where enrichment fired (or a bridge was checked): the paired difference on those questions alone."""
+    before = [{"id": f"q{i}", "method": "m", "em": False, "f1": 0.0, "trace": {"tools": ["CheckSufficiency"]}} for i in range(8)]
+    after = [
+        {
+            "id": f"q{i}",
+            "method": "m",
+            "em": i == 0,
+            "f1": float(i == 0),
+            "trace": {"tools": ["AnalyzeDecide", "EnrichGraph"] if i < 2 else []},
+        }
+        for i in range(8)
+    ]
+    a, b = _predictions(tmp_path / "a", before), _predictions(tmp_path / "b", after)
+    out = tmp_path / "compare.json"
+    monkeypatch.setattr(sys, "argv", ["compare_runs", str(a), str(b), "--method", "m", "--with-step", "EnrichGraph", "--out", str(out)])
+    compare_runs.main()
+    result = json.loads(out.read_text())
+    assert result["with_step"] == {"step": "EnrichGraph", "questions": 2, "share": 0.25}
+    assert result["overall"]["n"] == 2 and result["overall"]["em"] == 0.5
