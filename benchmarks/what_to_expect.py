@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -29,10 +28,8 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.newcomer import free_port, timed, wait_healthy
-from enrich_rag.config import load_config
+from benchmarks.served_folder import served_folder
 from enrich_rag.eval.metrics import exact_match
-from enrich_rag.serve.access import TOKEN_FILE
 
 PROJECT = Path(__file__).resolve().parents[1]
 QUESTIONS = PROJECT / "data/benchmarks/hotpotqa_distractor/dev.jsonl"
@@ -82,6 +79,7 @@ def streamed(url: str, question: str, enrich: bool, token: str | None, timeout: 
                     "total_s": round(now, 3),
                     "answer": answer["answer"],
                     "sufficient": answer["sufficient"],
+                    "confidence": answer.get("confidence"),
                     "enriched": bool(answer["trace"]["partitions_written"]),
                     "llm_calls": sum(1 for s in answer["trace"]["steps"] if s["tool"] in ("CheckSufficiency", "Plan", "Hop")),
                 }
@@ -111,43 +109,22 @@ def main() -> None:
     parser.add_argument("--out", default="bench_results/what_to_expect.json")
     args = parser.parse_args()
     console = Console(stderr=True)
-    env = dict(os.environ)
-    cli = str(Path(sys.executable).with_name("enrich-rag"))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         folder, workspace = Path(tmp) / "my-docs", Path(tmp) / "ws"
         asked = make_folder(folder, args.documents)
         documents = len(list(folder.glob("*.md")))
-        build = timed([cli, "build", str(folder), "--workspace", str(workspace)], PROJECT, env)
-        if build["returncode"] != 0:
-            raise SystemExit(f"build failed: {build['tail']}")
-        console.print(f"built {documents} documents in {build['seconds']} s (peak {build['peak_rss_mb']} MB)")
-        port = free_port()
-        started = time.perf_counter()
-        server = subprocess.Popen(
-            [cli, "serve", "--config", str(workspace / "config.yaml"), "--port", str(port)],
-            cwd=PROJECT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_healthy(url, server)
-            warm_s = round(time.perf_counter() - started, 1)
-            root = load_config(PROJECT / "params.yaml", workspace / "config.yaml").paths.root
-            token = (Path(root) / TOKEN_FILE).read_text(encoding="utf-8").strip()
+        with served_folder(folder, workspace) as served:
+            build, warm_s = served.build, served.warm_s
+            console.print(f"built {documents} documents in {build['seconds']} s (peak {build['peak_rss_mb']} MB)")
             gold = [q["answers"] for q in asked]
+            url, token = served.url, served.token
             plain = [streamed(url, q["question"], False, None, args.timeout) for q in tqdm(asked, desc="without enrichment", unit="q")]
             enriching = [
                 streamed(url, q["question"], True, token, args.timeout)
                 for q in tqdm(asked[: args.enrich_questions], desc="enrichment allowed", unit="q")
             ]
-            status = Path(f"/proc/{server.pid}/status").read_text().splitlines()
-            server_peak = int(next(line for line in status if line.startswith("VmHWM")).split()[1]) // 1024
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
+            server_peak = served.peak_rss_mb()
     result: dict[str, Any] = {
         "commit": commit,
         "reader": "default (params.yaml llm)",
