@@ -21,7 +21,7 @@ DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSi
 CURRENT_RUNS = {
     "hotpotqa": "results/hops/hotpotqa/dev161-260-9444085",
     "2wiki": "results/hops/2wiki/dev81-200-10594cc",
-    "musique": "results/hops/musique/dev100-5f2296b",
+    "musique": "results/hops/musique/dev100-bridge-881e4d0",
     "nq": "results/hops/nq/dev100-ec334a2",
 }
 README_START, README_END = "<!-- what-to-expect: start -->", "<!-- what-to-expect: end -->"
