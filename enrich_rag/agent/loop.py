@@ -359,7 +359,7 @@ class Agent:
             return None
         done: dict[tuple[str, ...], Sufficiency] = {}
         first, _ = self._hop(split.first, 1, [], trace, done)
-        goes_on = bool(first.answer) and same_answer(first.answer, whole.best.answer)
+        goes_on = same_answer(first.answer, whole.best.answer)  # an empty hop answer names nothing
         with trace.step("Bridge", description=split.description) as step:
             step.outputs = split.record() | {"whole_answer": whole.best.answer, "hop_answer": first.answer, "goes_on": goes_on}
         if not goes_on:
