@@ -1,0 +1,152 @@
+"""Where a hop's gold paragraph stands in what the hop could read first, under each ranker this machine
+has, and how often the reader answers the hop when handed that paragraph alone.
+
+A chain is as strong as its hops: a 2-hop answer is right about as often as hop accuracy squared. A
+hop's accuracy is bounded by two things measured here on the loop's own sub-questions (the hops of a
+MuSiQue run whose plan has the gold number of hops, each lined up with its gold hop):
+- evidence: the share of hops whose gold paragraph comes first, under the hybrid corpus search, PageRank
+  over the hop's neighbourhood, the hop's reading order (`hop_selection`, read alone), and with
+  `--llm-rerank` the reader's P(Yes) over the search's top 5 (`evidence.rerank: llm`);
+- reading: the share of hops the reader answers right (EM against the gold sub-answer) over the gold
+  paragraph alone, the hop's first read when its ranking is perfect.
+Their product is what one read per hop reaches when the first passage decides; a later passage can add
+a little (a hop reads on while no read states its answer).
+
+    python scripts/hop_evidence.py results/hops/musique/RUN --llm-rerank --out bench_results/hop_evidence_musique.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from benchmarks.hop_chains import _chunk_doc, _rate
+from enrich_rag.agent.enrich_context import Subgraph
+from enrich_rag.agent.hops import hop_analysis
+from enrich_rag.agent.sufficiency import check_sufficiency
+from enrich_rag.api import EnrichRAG
+from enrich_rag.eval.datasets import QAItem, load_questions
+from enrich_rag.eval.metrics import exact_match
+from enrich_rag.evidence.query_analysis import analyze_query
+from enrich_rag.evidence.rerank import llm_reranker
+from enrich_rag.llm.models import model_name
+from enrich_rag.storage.passages import Passage
+
+RANKERS = ("hybrid_search", "pagerank", "reading_order", "llm_p_yes_top5")
+READ_LIMIT = 5  # passages of a hop's reading order looked at
+
+
+def position(passages: Sequence[Passage], doc: str) -> int | None:
+    """Where the gold document's first chunk stands (0: read first), or None when it is not there."""
+    return next((i for i, p in enumerate(passages) if _chunk_doc(p.id) == doc), None)
+
+
+def aligned_hops(rows: list[dict[str, Any]], gold: dict[str, QAItem], method: str) -> list[dict[str, Any]]:
+    """Each hop of a chain planned with the gold number of hops: its question as the loop filled it, the
+    answers before it, and its gold (sub-answer, document)."""
+    hops = []
+    for row in rows:
+        item = gold.get(row["id"])
+        chain = row["trace"].get("chain") or [] if row["method"] == method else []
+        if item is None or not chain or len(chain) != len(item.hops):
+            continue
+        for i, (hop, (_, answer, doc)) in enumerate(zip(chain, item.hops)):
+            earlier = [h["answer"] for h in chain[:i]]
+            hops.append(
+                {
+                    "id": row["id"],
+                    "hop": i + 1,
+                    "question": hop["question"],
+                    "earlier": earlier,
+                    "run_answer": hop["answer"],
+                    "gold_answer": answer,
+                    "gold_doc": doc,
+                }
+            )
+    return hops
+
+
+def reading_order(rag: EnrichRAG, question: str, earlier: Sequence[str]) -> tuple[list[Passage], list[Passage], list[Passage]]:
+    """The hop's search hits, PageRank's passages and the passages it would read, in order (as `Agent._hop`)."""
+    agent, resources = rag.agent, rag.resources
+    sub = hop_analysis(analyze_query(question, resources.nlp, resources.store), earlier)
+    hits = agent.search(question)
+    ranking = agent.rank(sub, hits)
+    round_ = agent.hop_choice.round(sub, ranking, hits)
+    order: list[Passage] = []
+    previous = Subgraph()
+    for iteration in range(READ_LIMIT):
+        wider = round_.at(iteration, previous)
+        new = [e for e in wider.evidence if isinstance(e, Passage) and e.id not in {p.id for p in order}]
+        if iteration and not new:
+            break
+        order, previous = [*order, *new], wider
+    return hits, list(ranking.passages), order
+
+
+def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per ranker: gold first, gold in the top 3, gold absent; the reader over the gold paragraph alone."""
+    out: dict[str, Any] = {"hops": len(measured)}
+    for ranker in RANKERS:
+        places = [m[ranker] for m in measured if ranker in m]
+        if places:
+            out[ranker] = {
+                "first": _rate([float(p == 0) for p in places]),
+                "top3": _rate([float(p is not None and p < 3) for p in places]),
+                "absent": _rate([float(p is None) for p in places]),
+            }
+    out["reader_on_gold_paragraph"] = _rate([m["gold_read_em"] for m in measured])
+    out["hop_em_in_run"] = _rate([m["run_hop_em"] for m in measured])
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="a results/<dataset>/<run> folder of a MuSiQue run")
+    parser.add_argument("--method", default="enrichrag_no_enrich")
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--config", default="configs/musique.yaml")
+    parser.add_argument("--llm-rerank", action="store_true", help="also rank the top 5 hits by the reader's P(Yes): 5 reader calls a hop")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    rag = EnrichRAG.open(args.params, args.config)
+    config = rag.resources.config
+    gold = {item.id: item for item in load_questions(config.eval.questions, config.eval.format)}
+    rows = [json.loads(line) for line in (args.run / "predictions.jsonl").read_text().splitlines() if line.strip()]
+    llm = rag.resources.llm
+    rerank = llm_reranker(llm) if args.llm_rerank else None
+    measured = []
+    for hop in tqdm(aligned_hops(rows, gold, args.method), desc="hops"):
+        hits, pagerank, order = reading_order(rag, hop["question"], hop["earlier"])
+        m = hop | {"hybrid_search": position(hits, hop["gold_doc"]), "pagerank": position(pagerank, hop["gold_doc"])}
+        m["reading_order"] = position(order, hop["gold_doc"])
+        if rerank is not None:
+            top = hits[:5]
+            scores = rerank(hop["question"], top, [])
+            by_score = [top[i] for i in sorted(range(len(top)), key=lambda i: -scores[i])]
+            m["llm_p_yes_top5"] = position(by_score, hop["gold_doc"])
+        paragraph = rag.resources.passages.by_doc_ids([hop["gold_doc"]])[:1]
+        read = check_sufficiency(llm, hop["question"], list(paragraph), config.llm.max_new_tokens) if paragraph else None
+        m["gold_read"] = read.answer if read else ""
+        m["gold_read_em"] = exact_match(m["gold_read"], [hop["gold_answer"]])
+        m["run_hop_em"] = exact_match(hop["run_answer"], [hop["gold_answer"]])
+        measured.append(m)
+    result = {"run": str(args.run), "method": args.method, "reader": model_name(config.llm)} | summary(measured) | {"rows": measured}
+    table = Table(title=f"{args.run.name}: where a hop's gold paragraph stands ({len(measured)} hops)")
+    for column in ("ranker", "gold first", "gold in top 3", "gold absent"):
+        table.add_column(column)
+    for ranker in RANKERS:
+        if ranker in result:
+            table.add_row(ranker, *(json.dumps(result[ranker][k]) for k in ("first", "top3", "absent")))
+    table.add_row("reader EM over the gold paragraph alone", json.dumps(result["reader_on_gold_paragraph"]), "", "")
+    table.add_row("hop EM in the run", json.dumps(result["hop_em_in_run"]), "", "")
+    Console().print(table)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
