@@ -91,8 +91,7 @@ def reading_order(rag: EnrichRAG, question: str, earlier: Sequence[str]) -> tupl
     return hits, list(ranking.passages), order
 
 
-def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per ranker: gold first, gold in the top 3, gold absent; the reader over the gold paragraph alone."""
+def _rates(measured: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"hops": len(measured)}
     for ranker in RANKERS:
         places = [m[ranker] for m in measured if ranker in m]
@@ -104,7 +103,19 @@ def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
             }
     out["reader_on_gold_paragraph"] = _rate([m["gold_read_em"] for m in measured])
     out["hop_em_in_run"] = _rate([m["run_hop_em"] for m in measured])
+    out["hop_em_in_run_gold_read_first"] = _rate([m["run_hop_em"] for m in measured if m["reading_order"] == 0])
+    out["hop_em_in_run_gold_not_first"] = _rate([m["run_hop_em"] for m in measured if m["reading_order"] != 0])
     return out
+
+
+def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per ranker: gold first, gold in the top 3, gold absent; the reader over the gold paragraph alone;
+    the run's hop EM by where its gold paragraph stood. Apart for first hops and for later ones (a later
+    hop's question names what the hop before it answered, right or wrong)."""
+    return _rates(measured) | {
+        "first_hops": _rates([m for m in measured if m["hop"] == 1]),
+        "later_hops": _rates([m for m in measured if m["hop"] > 1]),
+    }
 
 
 def main() -> int:
@@ -115,7 +126,11 @@ def main() -> int:
     parser.add_argument("--config", default="configs/musique.yaml")
     parser.add_argument("--llm-rerank", action="store_true", help="also rank the top 5 hits by the reader's P(Yes): 5 reader calls a hop")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--summarise-only", action="store_true", help="recompute the rates from the rows --out already holds")
     args = parser.parse_args()
+    if args.summarise_only:
+        result = json.loads(Path(args.out).read_text(encoding="utf-8"))
+        return _written(Path(args.out), {k: result[k] for k in ("run", "method", "reader")}, result["rows"])
     rag = EnrichRAG.open(args.params, args.config)
     config = rag.resources.config
     gold = {item.id: item for item in load_questions(config.eval.questions, config.eval.format)}
@@ -138,15 +153,27 @@ def main() -> int:
         m["gold_read_em"] = exact_match(m["gold_read"], [hop["gold_answer"]])
         m["run_hop_em"] = exact_match(hop["run_answer"], [hop["gold_answer"]])
         measured.append(m)
-    result = {"run": str(args.run), "method": args.method, "reader": model_name(config.llm)} | summary(measured) | {"rows": measured}
-    table = Table(title=f"{args.run.name}: where a hop's gold paragraph stands ({len(measured)} hops)")
+    return _written(Path(args.out), {"run": str(args.run), "method": args.method, "reader": model_name(config.llm)}, measured)
+
+
+def _written(out: Path, head: dict[str, Any], measured: list[dict[str, Any]]) -> int:
+    result = head | summary(measured) | {"rows": measured}
+    table = Table(title=f"{Path(head['run']).name}: where a hop's gold paragraph stands ({len(measured)} hops)")
     for column in ("ranker", "gold first", "gold in top 3", "gold absent"):
         table.add_column(column)
     for ranker in RANKERS:
         if ranker in result:
             table.add_row(ranker, *(json.dumps(result[ranker][k]) for k in ("first", "top3", "absent")))
-    table.add_row("reader EM over the gold paragraph alone", json.dumps(result["reader_on_gold_paragraph"]), "", "")
-    table.add_row("hop EM in the run", json.dumps(result["hop_em_in_run"]), "", "")
+    for key in ("reader_on_gold_paragraph", "hop_em_in_run", "hop_em_in_run_gold_read_first", "hop_em_in_run_gold_not_first"):
+        table.add_row(key, json.dumps(result[key]), "", "")
+    for part in ("first_hops", "later_hops"):
+        rates = result[part]
+        table.add_row(
+            f"{part} ({rates['hops']}): reading order first / reader on gold / hop EM",
+            json.dumps(rates["reading_order"]["first"]) if "reading_order" in rates else "",
+            json.dumps(rates["reader_on_gold_paragraph"]),
+            json.dumps(rates["hop_em_in_run"]),
+        )
     Console().print(table)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0

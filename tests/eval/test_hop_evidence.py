@@ -35,11 +35,14 @@ def test_only_the_hops_of_a_chain_with_the_gold_number_of_hops_are_lined_up():
 
 def test_the_rates_say_how_often_each_ranker_puts_the_gold_paragraph_first():
     measured = [
-        {"hybrid_search": 0, "pagerank": 2, "reading_order": None, "gold_read_em": 1.0, "run_hop_em": 1.0},
-        {"hybrid_search": 4, "pagerank": 0, "reading_order": 0, "gold_read_em": 0.0, "run_hop_em": 0.0},
+        {"hop": 1, "hybrid_search": 0, "pagerank": 2, "reading_order": None, "gold_read_em": 1.0, "run_hop_em": 1.0},
+        {"hop": 2, "hybrid_search": 4, "pagerank": 0, "reading_order": 0, "gold_read_em": 0.0, "run_hop_em": 0.0},
     ]
     found = summary(measured)
     assert found["hops"] == 2 and "llm_p_yes_top5" not in found
     assert found["hybrid_search"]["first"][0] == 0.5 and found["hybrid_search"]["top3"][0] == 0.5
     assert found["pagerank"]["top3"][0] == 1.0 and found["reading_order"]["absent"][0] == 0.5
     assert found["reader_on_gold_paragraph"][0] == 0.5 and found["hop_em_in_run"][0] == 0.5
+    assert found["hop_em_in_run_gold_read_first"][0] == 0.0 and found["hop_em_in_run_gold_not_first"][0] == 1.0
+    assert found["first_hops"]["hops"] == 1 and found["first_hops"]["reading_order"]["absent"][0] == 1.0
+    assert found["later_hops"]["reader_on_gold_paragraph"][0] == 0.0
