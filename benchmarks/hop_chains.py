@@ -81,14 +81,19 @@ def analyse(rows: list[dict[str, Any]], gold: dict[str, QAItem], method: str) ->
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_arguments(description: str) -> argparse.ArgumentParser:
+    """The options of a study read from a MuSiQue run (this one and `hop_evidence.py`)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("run", type=Path, help="a results/<dataset>/<run> folder of a MuSiQue run")
     parser.add_argument("--method", default="enrichrag_no_enrich")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--config", default="configs/musique.yaml")
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = run_arguments(__doc__.splitlines()[0]).parse_args()
     ev = load_config(args.params, args.config).eval
     gold = {item.id: item for item in load_questions(ev.questions, ev.format)}
     rows = [json.loads(line) for line in (args.run / "predictions.jsonl").read_text().splitlines() if line.strip()]

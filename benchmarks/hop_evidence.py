@@ -17,7 +17,6 @@ a little (a hop reads on while no read states its answer).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.hop_chains import _chunk_doc, _rate
+from benchmarks.hop_chains import _chunk_doc, _rate, run_arguments
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.hops import hop_analysis
 from enrich_rag.agent.sufficiency import check_sufficiency
@@ -119,13 +118,8 @@ def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="a results/<dataset>/<run> folder of a MuSiQue run")
-    parser.add_argument("--method", default="enrichrag_no_enrich")
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--config", default="configs/musique.yaml")
+    parser = run_arguments(__doc__.splitlines()[0])
     parser.add_argument("--llm-rerank", action="store_true", help="also rank the top 5 hits by the reader's P(Yes): 5 reader calls a hop")
-    parser.add_argument("--out", required=True)
     parser.add_argument("--summarise-only", action="store_true", help="recompute the rates from the rows --out already holds")
     args = parser.parse_args()
     if args.summarise_only:
