@@ -33,6 +33,7 @@ from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.metrics import exact_match
+from enrich_rag.eval.stats import paired_difference
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.evidence.rerank import llm_reranker
 from enrich_rag.llm.models import model_name
@@ -100,11 +101,22 @@ def _rates(measured: list[dict[str, Any]]) -> dict[str, Any]:
                 "top3": _rate([float(p is not None and p < 3) for p in places]),
                 "absent": _rate([float(p is None) for p in places]),
             }
+    if "hybrid_search" in out:  # each ranker against the search it reorders, on the same hops (resampled together)
+        out["first_minus_hybrid_search"] = {
+            ranker: _difference([float(m[ranker] == 0) for m in measured], [float(m["hybrid_search"] == 0) for m in measured])
+            for ranker in RANKERS[1:]
+            if ranker in out
+        }
     out["reader_on_gold_paragraph"] = _rate([m["gold_read_em"] for m in measured])
     out["hop_em_in_run"] = _rate([m["run_hop_em"] for m in measured])
     out["hop_em_in_run_gold_read_first"] = _rate([m["run_hop_em"] for m in measured if m["reading_order"] == 0])
     out["hop_em_in_run_gold_not_first"] = _rate([m["run_hop_em"] for m in measured if m["reading_order"] != 0])
     return out
+
+
+def _difference(a: list[float], b: list[float]) -> list[float]:
+    interval = paired_difference(a, b)
+    return [round(interval.value, 4), *interval.to_list()]
 
 
 def summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
@@ -158,6 +170,8 @@ def _written(out: Path, head: dict[str, Any], measured: list[dict[str, Any]]) ->
     for ranker in RANKERS:
         if ranker in result:
             table.add_row(ranker, *(json.dumps(result[ranker][k]) for k in ("first", "top3", "absent")))
+    for ranker, difference in result.get("first_minus_hybrid_search", {}).items():
+        table.add_row(f"{ranker} - hybrid_search, gold first (paired)", json.dumps(difference), "", "")
     for key in ("reader_on_gold_paragraph", "hop_em_in_run", "hop_em_in_run_gold_read_first", "hop_em_in_run_gold_not_first"):
         table.add_row(key, json.dumps(result[key]), "", "")
     for part in ("first_hops", "later_hops"):

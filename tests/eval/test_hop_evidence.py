@@ -41,6 +41,7 @@ def test_the_rates_say_how_often_each_ranker_puts_the_gold_paragraph_first():
     found = summary(measured)
     assert found["hops"] == 2 and "llm_p_yes_top5" not in found
     assert found["hybrid_search"]["first"][0] == 0.5 and found["hybrid_search"]["top3"][0] == 0.5
+    assert found["first_minus_hybrid_search"]["pagerank"][0] == 0.0 and found["first_minus_hybrid_search"]["reading_order"][0] == 0.0
     assert found["pagerank"]["top3"][0] == 1.0 and found["reading_order"]["absent"][0] == 0.5
     assert found["reader_on_gold_paragraph"][0] == 0.5 and found["hop_em_in_run"][0] == 0.5
     assert found["hop_em_in_run_gold_read_first"][0] == 0.0 and found["hop_em_in_run_gold_not_first"][0] == 1.0
