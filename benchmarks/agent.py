@@ -26,6 +26,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.records import Enriched, Read
 from enrich_rag.agent.session import Session
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
@@ -46,7 +47,7 @@ def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, onl
     for q in tqdm(questions, desc=label, unit="q"):
         answer = agent.answer(q, allow_enrich=allow_enrich)
         rounds.append(len(answer.trace.partitions_written))
-        checks = [s.seconds for s in answer.trace.steps if s.tool == "CheckSufficiency"]
+        checks = [s.seconds for s in answer.trace.steps if isinstance(s.record, Read)]
         iterations.append(len(checks))
         for i, seconds in enumerate(checks, 1):
             per_iteration[i].append(seconds)
@@ -56,8 +57,9 @@ def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, onl
         tool_time: dict[str, float] = defaultdict(float)
         for step in answer.trace.steps:
             tool_time[step.tool] += step.seconds
-            for part, seconds in step.outputs.get("seconds", {}).items():
-                tool_time[f"EnrichGraph.{part}"] += seconds
+            if isinstance(step.record, Enriched):
+                for part, seconds in step.record.result.seconds.items():
+                    tool_time[f"EnrichGraph.{part}"] += seconds
         for tool, seconds in tool_time.items():
             per_tool[tool].append(seconds)
     out = {"questions": len(questions), "measured": len(totals), "mean_partitions_written": statistics.mean(rounds)}

@@ -61,7 +61,7 @@ def _ask(agent: Any, question: dict) -> dict[str, Any]:
         "gold_docs": question["gold_docs"],
         "answer": answer.answer,
         "em": exact_match(answer.answer, question["answers"]),
-        "sure": answer.sufficient,
+        "sure": answer.sure,
         "cited_docs": sorted({c.doc_id for c in answer.citations}),
         "cites_gold": bool({c.doc_id for c in answer.citations} & set(question["gold_docs"])),
         "seconds": round(time.perf_counter() - t0, 2),

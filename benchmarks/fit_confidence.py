@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.perplexity_signal import auroc, auroc_interval
-from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, answer_features, fit_wrong_answer_model
+from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, features_of, fit_wrong_answer_model
 from enrich_rag.config import load_config
 from enrich_rag.eval.stats import with_ci
 from enrich_rag.llm.models import model_name
@@ -57,8 +57,8 @@ def examples(run: Path, params: str, method: str) -> list[dict[str, Any]]:
     for r in rows:
         if r["method"] != method:
             continue
-        read = [texts.get(c, "") for c in r["trace"].get("chunk_ids", [])]
-        features = answer_features(r["question"], r["prediction"], r["trace"], read)
+        chunk_ids = r["trace"].get("chunk_ids", [])
+        features = features_of(r["question"], r["prediction"], r["trace"], chunk_ids, lambda ids: [texts.get(c, "") for c in ids])
         out.append({"id": r["id"], "features": features, "wrong": not r["em"]})
     return out
 

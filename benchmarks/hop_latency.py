@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from benchmarks.agent import _pct
 from enrich_rag.agent.plan import SINGLE
+from enrich_rag.agent.records import Planned
 from enrich_rag.agent.session import Session
 from enrich_rag.eval.methods import CountingLLM
 from enrich_rag.eval.prepare import sampled_questions
@@ -52,8 +53,8 @@ def measure(params: str, overlay: str, first: int, last: int, llm: CountingLLM) 
         for item in tqdm(measured, desc=ev.dataset, unit="q"):
             before = llm.calls
             answer = agent.answer(item.question, allow_enrich=False)
-            plan = next((s.outputs for s in answer.trace.steps if s.tool == "Plan"), {})
-            kind = plan.get("kind", SINGLE)
+            planned = answer.trace.first(Planned)
+            kind = planned.plan.kind if planned else SINGLE
             rows.append({"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind})
     return {
         "range": [first, last],

@@ -142,7 +142,7 @@ def main() -> None:
                         "seconds": step["seconds"],
                         "returncode": step["returncode"],
                         "answer": reply.get("answer"),
-                        "sufficient": reply.get("sufficient"),
+                        "sure": reply.get("sure"),
                         "error": reply.get("error"),
                         "citations": [c.get("doc_id") for c in reply.get("citations", [])],
                     }

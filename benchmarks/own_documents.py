@@ -36,8 +36,8 @@ def _share(rows: list[dict[str, Any]], key: str) -> float | None:
 def summary(rows: list[dict[str, Any]], within: float) -> dict[str, Any]:
     """`rows`: each answer with its `right` (EM against the written answers)."""
     em = bootstrap([float(r["right"]) for r in rows])
-    sure = [r for r in rows if r.get("sufficient")]
-    unsure = [r for r in rows if not r.get("sufficient")]
+    sure = [r for r in rows if r.get("sure")]
+    unsure = [r for r in rows if not r.get("sure")]
     right_s = [r["total_s"] for r in rows if r["right"]]
     return {
         "questions": len(rows),

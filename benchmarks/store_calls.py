@@ -22,6 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from enrich_rag.agent.records import Decided, Read, Tool
 from enrich_rag.agent.trace import Trace
 from enrich_rag.llm.base import Generation
 from enrich_rag.storage.graph_store import GraphStore
@@ -82,7 +83,7 @@ class CallCounter:
         counter, real_step, real_search = self, Trace.step, Embeddings.search
 
         @contextlib.contextmanager
-        def step(trace: Trace, tool: str, **inputs: Any) -> Iterator[Any]:
+        def step(trace: Trace, tool: Tool, **inputs: Any) -> Iterator[Any]:
             outer, counter.tool = counter.tool, tool
             try:
                 with real_step(trace, tool, **inputs) as opened:
@@ -139,8 +140,8 @@ def main() -> int:
             session.resources.llm.calls = 0  # type: ignore[attr-defined]
             with counter.installed():
                 answer = agent.answer(item.question, allow_enrich=False)
-            rounds += answer.trace.tools().count("AnalyzeDecide")
-            iterations += answer.trace.tools().count("CheckSufficiency")
+            rounds += len(answer.trace.records(Decided))
+            iterations += len(answer.trace.records(Read))
         totals = counter.calls
     per_round = {f"{tool} | {call}": round(n / rounds, 2) for (tool, call), n in sorted(totals.items())}
     result = {

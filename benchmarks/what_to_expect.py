@@ -78,7 +78,7 @@ def streamed(url: str, question: str, enrich: bool, token: str | None, timeout: 
                     "first_token_s": round(first_token or now, 3),
                     "total_s": round(now, 3),
                     "answer": answer["answer"],
-                    "sufficient": answer["sufficient"],
+                    "sure": answer["sure"],
                     "confidence": answer.get("confidence"),
                     "enriched": bool(answer["trace"]["partitions_written"]),
                     "llm_calls": sum(1 for s in answer["trace"]["steps"] if s["tool"] in ("CheckSufficiency", "Plan", "Hop")),

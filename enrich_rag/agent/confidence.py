@@ -17,18 +17,38 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from enrich_rag.text import YES_NO, normalize_answer, states
 
+if TYPE_CHECKING:
+    from enrich_rag.agent.trace import Trace
+
 CONFIDENCE_FILE = "confidence.json"  # in a corpus's data folder (`paths.root`)
 FEATURES = ("log_perplexity", "disagreement", "ungrounded", "uncovered", "answer_in_question", "yes_no", "chain")
 MAX_LOG_PERPLEXITY = 5.0  # an unreadable answer (infinite perplexity) counts as this unsure
+
+
+def confidence_summary(perplexity: float, trace: Trace, chain: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What of an answer's trace the features read; an evaluation's prediction row keeps the same keys."""
+    return {"perplexity": perplexity, "reads": trace.reads(), "chain": list(chain), "selection": trace.selection()}
+
+
+def features_of(
+    question: str,
+    answer: str,
+    summary: Mapping[str, Any],
+    chunk_ids: Sequence[str],
+    chunk_texts: Callable[[Sequence[str]], Sequence[str]],
+) -> dict[str, float]:
+    """The one way features are computed, serving and fitting alike: what was read is the whole text of
+    every chunk the answer cites (`chunk_texts` looks them up), never a fact citation's sentence alone."""
+    return answer_features(question, answer, summary, list(chunk_texts(chunk_ids)) if chunk_ids else [])
 
 
 def answer_features(question: str, answer: str, trace: Mapping[str, Any], read: Sequence[str]) -> dict[str, float]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enrich_rag.agent.citations import HOP_FACT_PREFIX
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.sufficiency import Evidence, Sufficiency, reading_line, recorded
 from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
@@ -63,7 +64,9 @@ class Hop:
         """The hop's answer as a fact line, cited to the passage that states it (else the first it read)."""
         source = next((e for e in self.evidence if states(reading_line(e), self.answer)), self.evidence[0] if self.evidence else None)
         chunk, doc = (source.id, source.doc_id) if isinstance(source, Passage) else (getattr(source, "chunk_id", ""), "")
-        return Edge(self.question, HOP_RELATION, self.answer, f"{self.question} {self.answer}", chunk, doc, id=f"hop:{self.index}")
+        return Edge(
+            self.question, HOP_RELATION, self.answer, f"{self.question} {self.answer}", chunk, doc, id=f"{HOP_FACT_PREFIX}{self.index}"
+        )
 
     def record(self) -> dict[str, Any]:
         return {

@@ -25,16 +25,31 @@ import functools
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.confidence import WrongAnswerModel, answer_features, confidence_file, load_wrong_answer_model
+from enrich_rag.agent.citations import Citation, citation_from_dict, citations
+from enrich_rag.agent.confidence import WrongAnswerModel, confidence_file, confidence_summary, features_of, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
 from enrich_rag.agent.descriptions import SLOT, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, same_answer
 from enrich_rag.agent.plan import CHAIN, SINGLE, Plan, make_plan, one_hop
+from enrich_rag.agent.records import (
+    Bridged,
+    ComparedSides,
+    Confident,
+    ContextBuilt,
+    Decided,
+    Enriched,
+    HopAnswered,
+    Planned,
+    QueryAnalyzed,
+    Ranked,
+    Read,
+    Tool,
+)
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
     ANSWER,
@@ -74,26 +89,11 @@ class QueryError(EnrichRagError):
 
 
 @dataclass
-class Citation:
-    chunk_id: str
-    doc_id: str
-    evidence: str
-    triple: str  # the fact, or a passage's title
-    partition: str
-
-    @classmethod
-    def of(cls, source: Evidence) -> Citation:
-        if isinstance(source, Passage):
-            return cls(source.id, source.doc_id, source.content, source.title, source.partition)
-        return cls(source.chunk_id, source.doc_id, source.evidence, source.triple, source.partition)
-
-
-@dataclass
 class Answer:
     question: str
     answer: str
     perplexity: float
-    sufficient: bool
+    sure: bool  # the loop's own verdict: the fitted confidence, or the perplexity rule without one
     citations: list[Citation]
     subgraph: dict[str, Any]
     trace: Trace = field(repr=False)
@@ -107,10 +107,10 @@ class Answer:
             "question": self.question,
             "answer": self.answer,
             "perplexity": self.perplexity if math.isfinite(self.perplexity) else None,
-            "sufficient": self.sufficient,
+            "sure": self.sure,
             "threshold": self.threshold,
             "confidence": self.confidence,
-            "citations": [asdict(c) for c in self.citations],
+            "citations": [c.to_dict() for c in self.citations],
             "subgraph": self.subgraph,
             "chain": self.chain,
             "trace": self.trace.to_dict(),
@@ -124,14 +124,34 @@ class Answer:
             data["question"],
             data["answer"],
             math.inf if perplexity is None else float(perplexity),
-            bool(data["sufficient"]),
-            [Citation(**c) for c in data.get("citations", [])],
+            bool(data["sure"]),
+            [citation_from_dict(c) for c in data.get("citations", [])],
             data.get("subgraph", {}),
             Trace.from_dict(data.get("trace", {"question": data["question"]})),
             float(data.get("threshold", 0.0)),
             list(data.get("chain", [])),
             data.get("confidence"),
         )
+
+
+@dataclass
+class Asked:
+    """One question while the loop answers it: what every tool of the loop is handed, instead of the
+    trace, the read cache and the time limit passed one by one."""
+
+    analysis: QueryAnalysis
+    trace: Trace
+    allow_enrich: bool
+    time_for_enrichment: Callable[[], bool] | None = None
+    # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
+    done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
+
+    @property
+    def question(self) -> str:
+        return self.analysis.question
+
+    def has_time_to_enrich(self) -> bool:
+        return self.time_for_enrichment is None or self.time_for_enrichment()
 
 
 @dataclass
@@ -170,18 +190,19 @@ def validate_question(question: str) -> str:
     return " ".join(question.split())
 
 
-def _context_record(sub: Subgraph, selection: dict[str, Any] | None) -> dict[str, Any]:
-    record = {"selection": selection} if selection is not None else {}
-    return record | {
-        "entry_points": len(sub.entry_ids),
-        "candidates": list(sub.candidates),
-        "subgraph_nodes": len(sub.nodes),
-        "facts": len(sub.evidence),
-        "passages": len(sub.passages),
-        "fact_lines": len(sub.facts),
-        "chunk_ids": [p.id for p in sub.passages],
-        "fact_ids": [f.id for f in sub.facts],
-    }
+def _context_built(sub: Subgraph, selection: dict[str, Any] | None, surfaced: Sequence[Passage]) -> ContextBuilt:
+    return ContextBuilt(
+        entry_points=len(sub.entry_ids),
+        candidates=(sub.candidates[0], sub.candidates[1]),
+        subgraph_nodes=len(sub.nodes),
+        facts=len(sub.evidence),
+        passages=len(sub.passages),
+        fact_lines=len(sub.facts),
+        chunk_ids=tuple(p.id for p in sub.passages),
+        fact_ids=tuple(f.id for f in sub.facts),
+        selection=selection,
+        surfaced=tuple(p.id for p in surfaced) if surfaced else None,
+    )
 
 
 class Agent:
@@ -212,21 +233,15 @@ class Agent:
         (unsure) instead of starting a round the request's time limit cannot hold. `on_step` is told
         of each step as it finishes (a stream)."""
         question = validate_question(question)
-        allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         trace = Trace(question, should_stop=should_stop, on_step=on_step)
         start = time.perf_counter()
-        analysis = self._analyze(question, trace)
-        plan = self._plan(question, trace) if self.config.hops else one_hop(question)
-        hops: list[Hop] = []
-        if plan.kind == SINGLE:
-            best = self._rounds(analysis, allow, trace, time_for_enrichment)
-            if self.config.hops and self.config.bridge_check and (bridged := self._bridge(analysis, best, trace)):
-                hops, best = bridged
-        else:
-            hops, best = self._chain(plan, analysis, trace, allow, time_for_enrichment)
-        text = self._compared(question, best, trace)
-        citations, chain = [Citation.of(e) for e in best.evidence], [h.record() for h in hops]
-        confidence = self._confidence(question, text, best.perplexity, trace, chain, citations)
+        allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
+        asked = Asked(self._analyze(question, trace), trace, allow, time_for_enrichment)
+        plan = self._plan(asked) if self.config.hops else one_hop(question)
+        hops, best = self._whole(asked) if plan.kind == SINGLE else self._chain(asked, plan)
+        text = self._compared(asked, best)
+        cited, chain = citations(best.evidence), [h.record() for h in hops]
+        confidence = self._confidence(asked, text, best, chain)
         if confidence is None:
             sure = best.perplexity < self.ppl_threshold and all(h.grounded for h in hops)
         else:
@@ -234,144 +249,132 @@ class Agent:
         if not sure and self.config.abstain:
             text = NOT_FOUND
         trace.seconds = round(time.perf_counter() - start, 4)
-        return Answer(
-            question, text, best.perplexity, sure, citations, best.subgraph.to_dict(), trace, self.ppl_threshold, chain, confidence
-        )
+        return Answer(question, text, best.perplexity, sure, cited, best.subgraph.to_dict(), trace, self.ppl_threshold, chain, confidence)
 
-    def _confidence(
-        self, question: str, text: str, perplexity: float, trace: Trace, chain: list[dict[str, Any]], citations: list[Citation]
-    ) -> float | None:
+    def _confidence(self, asked: Asked, text: str, best: SearchRound, chain: list[dict[str, Any]]) -> float | None:
         """1 - P(wrong) of the corpus's model over what the loop saw answering (None without a model)."""
         if self.wrong_answers is None:
             return None
-        with trace.step("Confidence", answer=text) as step:
-            confidence, features = self._confidence_of(self.wrong_answers, question, text, perplexity, trace, chain, citations)
-            step.outputs = {"confidence": confidence, "sure_above": self.config.sure_confidence, "features": features}
+        with asked.trace.step(Tool.CONFIDENCE, answer=text) as step:
+            confidence, features = self._confidence_of(self.wrong_answers, asked, text, best, chain)
+            step.record = Confident(confidence, self.config.sure_confidence, features)
         return confidence
 
-    @staticmethod
     def _confidence_of(
-        model: WrongAnswerModel,
-        question: str,
-        text: str,
-        perplexity: float,
-        trace: Trace,
-        chain: list[dict[str, Any]],
-        citations: list[Citation],
+        self, model: WrongAnswerModel, asked: Asked, text: str, read: SearchRound, chain: list[dict[str, Any]]
     ) -> tuple[float, dict[str, float]]:
-        summary = {"perplexity": perplexity, "reads": trace.reads(), "chain": chain, "selection": trace.selection()}
-        features = answer_features(question, text, summary, [c.evidence for c in citations])
+        """The features an evaluation's prediction row yields for the same answer (`confidence.features_of`)."""
+        summary = confidence_summary(read.perplexity, asked.trace, chain)
+        chunk_ids = [c.chunk_id for c in citations(read.evidence)]
+        features = features_of(asked.question, text, summary, chunk_ids, self._chunk_texts)
         return round(1.0 - model.probability(features), 4), features
 
-    def _rounds(self, analysis: QueryAnalysis, allow: bool, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> SearchRound:
-        """The question read as one: search rounds, each retried after an enrichment when it was not enough.
-        The answer is the round that read best."""
+    def _chunk_texts(self, chunk_ids: Sequence[str]) -> list[str]:
+        return [p.content for p in self.resources.passages.by_ids(list(dict.fromkeys(chunk_ids)))]
+
+    def _whole(self, asked: Asked) -> tuple[list[Hop], SearchRound]:
+        """The question read as one; a question that names a thing by a description is then checked for
+        a stop at that bridge (`agent.bridge_check`)."""
+        best = self._rounds(asked)
+        if self.config.hops and self.config.bridge_check and (bridged := self._bridge(asked, best)):
+            return bridged
+        return [], best
+
+    def _rounds(self, asked: Asked) -> SearchRound:
+        """Search rounds, each retried after an enrichment when it was not enough. The answer is the
+        round that read best."""
         best = before = SearchRound()
-        done: dict[tuple[str, ...], Sufficiency] = {}  # every (question, context) read so far, by its lines
         for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(analysis, round_, trace, before, done)
-            decision = self._decide(analysis.question, found, allow, round_, trace, time_for_enrichment)
+            found = self._search_round(asked, asked.analysis, round_, before)
+            decision = self._decide(asked, found, round_)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
-            if decision != ENRICH or not self._enrich(analysis.question, found, trace).grew:
+            if decision != ENRICH or not self._enrich(asked, asked.question, found).grew:
                 break
             before = found
         return best
 
-    def _plan(self, question: str, trace: Trace) -> Plan:
-        with trace.step("Plan", query=question) as step:
-            plan = make_plan(self.resources.llm, question)
-            step.outputs = plan.record()
+    def _plan(self, asked: Asked) -> Plan:
+        with asked.trace.step(Tool.PLAN, query=asked.question) as step:
+            plan = make_plan(self.resources.llm, asked.question)
+            step.record = Planned(plan)
         return plan
 
-    def _chain(
-        self, plan: Plan, analysis: QueryAnalysis, trace: Trace, allow: bool, time_for_enrichment: Callable[[], bool] | None
-    ) -> tuple[list[Hop], SearchRound]:
+    def _chain(self, asked: Asked, plan: Plan) -> tuple[list[Hop], SearchRound]:
         """Each hop searched and read on its own, its slots filled with the answers before it. A chain
         answers with its last hop; side-by-side hops and comparisons with one read over all of them.
         A hop that stays ungrounded is where EnrichGraph goes (when enrichment is allowed, earliest hops
         first, `max_enrich_rounds` in all)."""
         hops: list[Hop] = []
-        done: dict[tuple[str, ...], Sufficiency] = {}
-        rounds_left = self.config.max_enrich_rounds if allow else 0
+        rounds_left = self.config.max_enrich_rounds if asked.allow_enrich else 0
         for index in range(len(plan.hops)):
             answers = [h.answer for h in hops]
             earlier = answers if plan.kind == CHAIN else []
-            hop, enriched = self._hop(plan.filled(index, answers), index + 1, earlier, trace, done, rounds_left > 0, time_for_enrichment)
+            hop, enriched = self._hop(asked, plan.filled(index, answers), index + 1, earlier, rounds_left > 0)
             rounds_left -= enriched
             hops.append(hop)
-        return hops, self._composed(plan.kind, hops, analysis, trace)
+        return hops, self._composed(asked, plan.kind, hops)
 
-    def _hop(
-        self,
-        question: str,
-        index: int,
-        earlier: Sequence[str],
-        trace: Trace,
-        done: dict[tuple[str, ...], Sufficiency],
-        may_enrich: bool = False,
-        time_for_enrichment: Callable[[], bool] | None = None,
-    ) -> tuple[Hop, bool]:
+    def _hop(self, asked: Asked, question: str, index: int, earlier: Sequence[str], may_enrich: bool = False) -> tuple[Hop, bool]:
         """One hop read on its own tree, and whether it used an enrichment round. An ungrounded hop (when
         `may_enrich`) has its own passages and PageRank's top for it extracted deeply, and only it is read
         again. In a chain (`earlier`: the answers before it) a hop that reads an earlier answer back is
         not grounded."""
         sub = hop_analysis(analyze_query(question, self.resources.nlp, self.resources.store), earlier)
         grounding = functools.partial(grounded, question=sub.question, earlier=earlier)
-        found = self._search_round(sub, 0, trace, SearchRound(), done, self.hop_choice, grounding)
+        found = self._search_round(asked, sub, 0, SearchRound(), self.hop_choice, grounding)
         enriched = False
-        if not found.grounded and may_enrich and self._hop_decision(index, found, trace, time_for_enrichment) == ENRICH:
+        if not found.grounded and may_enrich and self._hop_decision(asked, index, found) == ENRICH:
             enriched = True
-            if self._enrich(sub.question, found, trace).grew:
-                retried = self._search_round(sub, 1, trace, found, done, self.hop_choice, grounding)
+            if self._enrich(asked, sub.question, found).grew:
+                retried = self._search_round(asked, sub, 1, found, self.hop_choice, grounding)
                 found = retried if retried.better_than(found) else found
         said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
         hop = Hop(index, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
-        with trace.step("Hop", hop=hop.index, question=hop.question) as step:
-            step.outputs = hop.record()
+        with asked.trace.step(Tool.HOP, hop=hop.index, question=hop.question) as step:
+            step.record = HopAnswered(hop)
         return hop, enriched
 
-    def _composed(self, kind: str, hops: list[Hop], analysis: QueryAnalysis, trace: Trace) -> SearchRound:
+    def _composed(self, asked: Asked, kind: str, hops: list[Hop]) -> SearchRound:
         """A chain's answer is its last hop's, with every hop's passages; side-by-side hops and
         comparisons are composed by one final read over the hops' answers."""
         drawn = [h.subgraph for h in hops]
-        if kind == CHAIN and analysis.kind != COMPARISON:
+        if kind == CHAIN and asked.analysis.kind != COMPARISON:
             last = hops[-1]
             read = list(dict.fromkeys(e for h in hops for e in h.evidence))
             answer = Sufficiency(last.answer, last.perplexity, tuple(read))
             return SearchRound(answer, merged_subgraph(drawn, read), grounded=last.grounded)
         evidence = chain_evidence(hops)
-        with trace.step("CheckSufficiency", facts=len(evidence), hops=len(hops)) as step:
-            composed = check_sufficiency(self.resources.llm, analysis.question, evidence, self.max_new_tokens)
-            step.outputs = composed.record()
+        with asked.trace.step(Tool.CHECK_SUFFICIENCY, facts=len(evidence), hops=len(hops)) as step:
+            composed = check_sufficiency(self.resources.llm, asked.question, evidence, self.max_new_tokens)
+            step.record = Read.of(composed)
         return SearchRound(composed, merged_subgraph(drawn, evidence))
 
-    def _bridge(self, analysis: QueryAnalysis, whole: SearchRound, trace: Trace) -> tuple[list[Hop], SearchRound] | None:
+    def _bridge(self, asked: Asked, whole: SearchRound) -> tuple[list[Hop], SearchRound] | None:
         """A question the planner kept whole that names a thing by a description (agent/descriptions.py):
         the description is read as a hop of its own. When that hop answers what the whole read answered,
         the whole read stopped at the bridge, and the rest of the question, with that answer in the
         description's place, is read as hop 2, whose answer is the answer. Otherwise the whole read
         stands (None)."""
-        if whole.best is None or analysis.kind == COMPARISON:
+        if whole.best is None or asked.analysis.kind == COMPARISON:
             return None
-        split = bridge_split(analysis.question, self.resources.nlp)
+        split = bridge_split(asked.question, self.resources.nlp)
         if split is None:
             return None
-        done: dict[tuple[str, ...], Sufficiency] = {}
-        first, _ = self._hop(split.first, 1, [], trace, done)
+        first, _ = self._hop(asked, split.first, 1, [])
         goes_on = same_answer(first.answer, whole.best.answer)  # an empty hop answer names nothing
-        with trace.step("Bridge", description=split.description) as step:
-            step.outputs = split.record() | {"whole_answer": whole.best.answer, "hop_answer": first.answer, "goes_on": goes_on}
+        with asked.trace.step(Tool.BRIDGE, description=split.description) as step:
+            step.record = Bridged(split, whole.best.answer, first.answer, goes_on)
         if not goes_on:
             return None
-        second, _ = self._hop(split.rest.replace(SLOT, first.answer), 2, [first.answer], trace, done)
+        second, _ = self._hop(asked, split.rest.replace(SLOT, first.answer), 2, [first.answer])
         hops = [first, second]
-        return hops, self._composed(CHAIN, hops, analysis, trace)
+        return hops, self._composed(asked, CHAIN, hops)
 
     def _analyze(self, question: str, trace: Trace) -> QueryAnalysis:
-        with trace.step("AnalyzeQuery", query=question) as step:
+        with trace.step(Tool.ANALYZE_QUERY, query=question) as step:
             analysis = analyze_query(question, self.resources.nlp, self.resources.store)
-            step.outputs = analysis.to_dict()
+            step.record = QueryAnalyzed(analysis)
         return analysis
 
     def search(self, question: str) -> list[Passage]:
@@ -418,24 +421,23 @@ class Agent:
 
     def _search_round(
         self,
+        asked: Asked,
         analysis: QueryAnalysis,
         round_: int,
-        trace: Trace,
         before: SearchRound,
-        done: dict[tuple[str, ...], Sufficiency],
         choice: ContextChoice | None = None,
         grounding: Callable[[Sufficiency], bool] | None = None,
     ) -> SearchRound:
         """Search -> choose -> read, one passage wider each iteration, until more context stops helping.
         A round after an enrichment (`before`: the round it retries) first reads what the enrichment
-        surfaced, when it surfaced any. A context read before for the same question (`done`) is not read
+        surfaced, when it surfaced any. A context read before for the same question (`asked.done`) is not read
         again: greedy decoding of the same prompt gives the same answer, at a reader call's cost. With `grounding` (a hop), a
         read whose answer what it read does not state is not sure, and a round without a grounded read
         reads once more, one passage wider; a hop that reads its passages alone stops at the first grounded
         read (perplexities over different single passages do not rank them: a distractor read alone is
         often read as surely)."""
         question, choice = analysis.question, choice or self.choice
-        ranking, hits = self._search(analysis, round_, trace, choice)
+        ranking, hits = self._search(asked, analysis, round_, choice)
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
         chooser: ContextRound | None = None
         if surfaced:
@@ -445,16 +447,14 @@ class Agent:
         iterations, retried = self.config.max_iterations, grounding is None
         iteration = 0
         while iteration < iterations:
-            with trace.step("EnrichContext", query=question, budget=choice.evidence.k + iteration, round=round_) as step:
+            with asked.trace.step(Tool.ENRICH_CONTEXT, query=question, budget=choice.evidence.k + iteration, round=round_) as step:
                 chooser = chooser or choice.round(analysis, ranking, hits())
                 wider = chooser.at(iteration, sub)
-                step.outputs = _context_record(wider, chooser.record if iteration == 0 else None)
-                if surfaced:
-                    step.outputs["surfaced"] = [p.id for p in surfaced]
+                step.record = _context_built(wider, chooser.record if iteration == 0 else None, surfaced)
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
-            result, is_grounded, stop = self._read(question, sub, iteration, trace, history, done, grounding, choice.alone)
+            result, is_grounded, stop = self._read(asked, question, sub, iteration, history, grounding, choice.alone)
             read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), is_grounded)
             if read.better_than(found):
                 found = read
@@ -466,32 +466,32 @@ class Agent:
         return found
 
     def _search(
-        self, analysis: QueryAnalysis, round_: int, trace: Trace, choice: ContextChoice
+        self, asked: Asked, analysis: QueryAnalysis, round_: int, choice: ContextChoice
     ) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
         """The round's corpus search, done once and only when used (a surfaced retry of a list strategy
         needs none), and GraphRank over it when the strategy reads the graph."""
         hits = functools.cache(lambda: self.search(analysis.question))
         if not choice.reads_graph:
             return None, hits
-        with trace.step("GraphRank", query=analysis.question, round=round_) as step:
+        with asked.trace.step(Tool.GRAPH_RANK, query=analysis.question, round=round_) as step:
             ranking = self.rank(analysis, hits())
-            step.outputs = ranking.record()
+            step.record = Ranked.of(ranking)
         return ranking, hits
 
     def _read(
         self,
+        asked: Asked,
         question: str,
         sub: Subgraph,
         iteration: int,
-        trace: Trace,
         history: list[Sufficiency],
-        done: dict[tuple[str, ...], Sufficiency],
         grounding: Callable[[Sufficiency], bool] | None = None,
         alone: bool = False,
     ) -> tuple[Sufficiency, bool, str | None]:
         """CheckSufficiency: the reader's hypothetical answer over this context, whether what it read states
         that answer (always, without `grounding`), and whether to stop."""
-        with trace.step("CheckSufficiency", facts=len(sub.evidence), iteration=iteration) as step:
+        done = asked.done
+        with asked.trace.step(Tool.CHECK_SUFFICIENCY, facts=len(sub.evidence), iteration=iteration) as step:
             key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
             reused = key in done
             if not reused:
@@ -500,21 +500,16 @@ class Agent:
             history.append(result)
             is_grounded = grounding is None or grounding(result)
             stop = self._stop_reason(result, history, is_grounded, alone)
-            step.outputs = (
-                result.record()
-                | ({"grounded": is_grounded} if grounding else {})
-                | ({"reason": stop} if stop else {})
-                | ({"reused": True} if reused else {})
-            )
+            step.record = Read.of(result, grounded=is_grounded if grounding else None, reason=stop, reused=reused)
         return result, is_grounded, stop
 
-    def _compared(self, question: str, best: SearchRound, trace: Trace) -> str:
+    def _compared(self, asked: Asked, best: SearchRound) -> str:
         """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
         text = best.best.answer if best.best else ""
-        if best.best and (comparison := parse_comparison(question)):
-            with trace.step("Compare", a=comparison.a, b=comparison.b) as step:
+        if best.best and (comparison := parse_comparison(asked.question)):
+            with asked.trace.step(Tool.COMPARE, a=comparison.a, b=comparison.b) as step:
                 compared = compare(self.resources.llm, comparison, [reading_line(e) for e in best.evidence], self.max_new_tokens)
-                step.outputs = compared.record()
+                step.record = ComparedSides(compared)
             text = compared.answer or text
         return text
 
@@ -541,26 +536,19 @@ class Agent:
     def _converged(self, history: list[Sufficiency]) -> str | None:
         return CONVERGED if converged(history, self.config.min_gain) else None
 
-    def _decide(
-        self,
-        question: str,
-        found: SearchRound,
-        allow: bool,
-        round_: int,
-        trace: Trace,
-        time_for_enrichment: Callable[[], bool] | None = None,
-    ) -> str:
+    def _decide(self, asked: Asked, found: SearchRound, round_: int) -> str:
         """Answer or enrich. With the corpus's fitted model, an answer the model is sure of is answered and
         one it is unsure of is enriched: perplexity alone fired on nearly every question and barely told
         right from wrong. Without a model, the perplexity threshold decides."""
-        with trace.step("AnalyzeDecide", perplexity=recorded(found.perplexity), threshold=self.ppl_threshold) as step:
+        allow = asked.allow_enrich
+        with asked.trace.step(Tool.ANALYZE_DECIDE, perplexity=recorded(found.perplexity), threshold=self.ppl_threshold) as step:
             decision = analyze_decide(found.perplexity, self.ppl_threshold)
-            reason, judged = None, {}
+            reason: str | None = None
+            judged: float | None = None
             if self.wrong_answers is not None and found.best is not None:
-                read = [Citation.of(e) for e in found.evidence]
-                confidence, _ = self._confidence_of(self.wrong_answers, question, found.best.answer, found.perplexity, trace, [], read)
+                confidence, _ = self._confidence_of(self.wrong_answers, asked, found.best.answer, found, [])
                 sure = confidence >= self.config.sure_confidence
-                decision, judged = (ANSWER if sure else ENRICH), {"confidence": confidence}
+                decision, judged = (ANSWER if sure else ENRICH), confidence
                 reason = f"confidence {confidence:.2f} {'at least' if sure else 'under'} {self.config.sure_confidence}"
             if decision == ANSWER and allow and self.config.enrich_on_gaps and round_ < self.config.max_enrich_rounds:
                 unread = self._unread(found.ranked[:GAP_TOP])
@@ -570,19 +558,19 @@ class Agent:
                 decision, reason = ANSWER_UNSURE, "enrichment disabled"
             elif decision == ENRICH and round_ == self.config.max_enrich_rounds:
                 decision, reason = ANSWER_UNSURE, "max_enrich_rounds reached"
-            elif decision == ENRICH and time_for_enrichment is not None and not time_for_enrichment():
+            elif decision == ENRICH and not asked.has_time_to_enrich():
                 decision, reason = ANSWER_UNSURE, NO_TIME
-            step.outputs = ({"reason": reason} if reason else {}) | judged | {"decision": decision}
+            step.record = Decided(decision, reason, judged)
         return decision
 
-    def _hop_decision(self, hop: int, found: SearchRound, trace: Trace, time_for_enrichment: Callable[[], bool] | None) -> str:
+    def _hop_decision(self, asked: Asked, hop: int, found: SearchRound) -> str:
         """AnalyzeDecide for a hop whose reads stated no answer: the gap is precise (this hop's fact), so
         it is enriched unless the request's time limit cannot hold a round."""
-        with trace.step("AnalyzeDecide", hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
+        with asked.trace.step(Tool.ANALYZE_DECIDE, hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
             decision, reason = ENRICH, f"hop {hop}: no passage it read states its answer"
-            if time_for_enrichment is not None and not time_for_enrichment():
+            if not asked.has_time_to_enrich():
                 decision, reason = ANSWER_UNSURE, NO_TIME
-            step.outputs = {"reason": reason, "decision": decision}
+            step.record = Decided(decision, reason)
         return decision
 
     def _unread(self, passages: Sequence[Passage]) -> list[str]:
@@ -611,15 +599,15 @@ class Agent:
             targets=self.config.enrich_targets,
         )
 
-    def _enrich(self, question: str, found: SearchRound, trace: Trace) -> EnrichResult:
-        with trace.step("EnrichGraph", question=question) as step:
+    def _enrich(self, asked: Asked, question: str, found: SearchRound) -> EnrichResult:
+        with asked.trace.step(Tool.ENRICH_GRAPH, question=question) as step:
             passages = [e for e in found.evidence if isinstance(e, Passage)]  # the tree's passages first, then PageRank's
             candidates = [*passages, *found.ranked]
             if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
                 read_whole = {p.id for p in passages}
                 candidates = [p for p in found.ranked if p.id not in read_whole]
             enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], candidates)
-            step.outputs = enriched.record()
+            step.record = Enriched(enriched)
             if enriched.partition:
-                trace.partitions_written.append(enriched.partition)
+                asked.trace.partitions_written.append(enriched.partition)
         return enriched

@@ -1,4 +1,7 @@
-"""A record of every step of one question: tool, inputs, outputs, perplexity, time, partitions."""
+"""A record of every step of one question: tool, inputs, what it did (a typed record), time, partitions.
+
+Readers of a trace take the records of one kind (`trace.records(Read)`) and read their fields; the
+JSON the API sends (`to_dict`) is produced from the records."""
 
 from __future__ import annotations
 
@@ -6,10 +9,14 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from enrich_rag.agent.records import ContextBuilt, Enriched, Read, Received, StepRecord, Tool
+from enrich_rag.agent.sufficiency import recorded
 from enrich_rag.errors import EnrichRagError
+
+R = TypeVar("R")
 
 
 class QueryStopped(EnrichRagError):
@@ -23,10 +30,18 @@ class QueryStopped(EnrichRagError):
 
 @dataclass
 class Step:
-    tool: str
+    tool: Tool | str
     inputs: dict[str, Any]
-    outputs: dict[str, Any] = field(default_factory=dict)
+    record: StepRecord | None = None  # set by the orchestrator once the tool returns
     seconds: float = 0.0
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """The record as the API sends it."""
+        return self.record.to_dict() if self.record is not None else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": str(self.tool), "inputs": self.inputs, "outputs": self.outputs, "seconds": self.seconds}
 
     def summary(self) -> str:
         """The few outputs a person follows the question by (the CLI's table, the stream's step lines)."""
@@ -46,7 +61,7 @@ class Trace:
     on_step: Callable[[Step], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
-    def step(self, tool: str, **inputs: Any) -> Iterator[Step]:
+    def step(self, tool: Tool, **inputs: Any) -> Iterator[Step]:
         reason = self.should_stop() if self.should_stop else None
         if reason:
             raise QueryStopped(f"stopped before {tool}: {reason}", self)
@@ -63,48 +78,56 @@ class Trace:
                 self.on_step(step)
 
     def tools(self) -> list[str]:
-        return [s.tool for s in self.steps]
+        return [str(s.tool) for s in self.steps]
+
+    def records(self, kind: type[R]) -> list[R]:
+        """Every record of one kind, in the order the loop made them."""
+        return [s.record for s in self.steps if isinstance(s.record, kind)]
+
+    def first(self, kind: type[R]) -> R | None:
+        found = self.records(kind)
+        return found[0] if found else None
 
     def enrichment_seconds(self) -> float | None:
         """What enriching cost this question: the first EnrichGraph and every step after it (the
         retried round that reads it). None when the question never enriched."""
         tools = self.tools()
-        if "EnrichGraph" not in tools:
+        if Tool.ENRICH_GRAPH not in tools:
             return None
-        return round(sum(s.seconds for s in self.steps[tools.index("EnrichGraph") :]), 4)
+        return round(sum(s.seconds for s in self.steps[tools.index(Tool.ENRICH_GRAPH) :]), 4)
 
     def reads(self) -> list[dict[str, Any]]:
         """Every hypothetical answer the loop read, with its enrichment round and perplexity: what a rule
         other than "keep the lowest perplexity" would have answered can be counted from these alone."""
         reads, round_ = [], 0
         for step in self.steps:
-            round_ += step.tool == "EnrichGraph"
-            if step.tool == "CheckSufficiency":
-                reused = {"reused": True} if step.outputs.get("reused") else {}  # the same context, read before
-                reads.append(
-                    {"round": round_, "answer": step.outputs.get("answer", ""), "perplexity": step.outputs.get("perplexity")} | reused
-                )
+            round_ += isinstance(step.record, Enriched)
+            if isinstance(step.record, Read):
+                read = step.record
+                reused = {"reused": True} if read.reused else {}  # the same context, read before
+                reads.append({"round": round_, "answer": read.answer, "perplexity": recorded(read.perplexity)} | reused)
         return reads
 
     def selection(self) -> dict[str, Any] | None:
         """The last entity-first selection behind a context (its entities, bridges, coverage)."""
-        selections = [s.outputs["selection"] for s in self.steps if s.tool == "EnrichContext" and "selection" in s.outputs]
+        selections = [c.selection for c in self.records(ContextBuilt) if c.selection is not None]
         return selections[-1] if selections else None
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field: `asdict` would deep-copy the callbacks (and whatever they are bound to).
         return {
             "question": self.question,
-            "steps": [asdict(s) for s in self.steps],
+            "steps": [s.to_dict() for s in self.steps],
             "partitions_written": list(self.partitions_written),
             "seconds": self.seconds,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """A trace a server sent: its steps' outputs come as `Received` records."""
         return cls(
             data["question"],
-            [Step(**s) for s in data.get("steps", [])],
+            [Step(s["tool"], s.get("inputs", {}), Received(s.get("outputs", {})), s.get("seconds", 0.0)) for s in data.get("steps", [])],
             list(data.get("partitions_written", [])),
             float(data.get("seconds", 0.0)),
         )

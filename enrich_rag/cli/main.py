@@ -156,13 +156,13 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
         _emit(answer.to_dict(), True)
         return
     out = Console()
-    status = "[green]sure[/green]" if answer.sufficient else "[yellow]unsure[/yellow]"
+    status = "[green]sure[/green]" if answer.sure else "[yellow]unsure[/yellow]"
     text = "" if streamed and answer.answer else f"[bold]{answer.answer or '(no answer)'}[/bold]  "
     measured = f"perplexity {answer.perplexity:.2f}"
     if answer.confidence is not None:
         measured = f"confidence: {answer.confidence:.2f}, {measured}"
     out.print(f"{text}{measured} ({status})")
-    if not answer.sufficient:
+    if not answer.sure:
         why = (
             f"confidence {answer.confidence:.2f}: this corpus's model gives it a {1 - answer.confidence:.0%} chance of being wrong"
             if answer.confidence is not None
@@ -174,7 +174,7 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
         cites.add_column(column)
     for i, c in enumerate(answer.citations, 1):
         evidence = c.evidence if len(c.evidence) <= EVIDENCE_CHARS else c.evidence[:EVIDENCE_CHARS] + "…"
-        cites.add_row(str(i), c.triple, evidence, c.chunk_id, c.partition)
+        cites.add_row(str(i), c.source, evidence, c.chunk_id, c.partition)
     out.print(cites)
     steps = Table(title=f"trace ({answer.trace.seconds:.2f}s)")
     for column in ("tool", "time", "outputs"):
@@ -291,7 +291,7 @@ def demo(
                     "answer": answer.answer,
                     "gold": list(item.answers),
                     "correct": bool(exact_match(answer.answer, list(item.answers))),
-                    "citations": [c.triple for c in answer.citations],
+                    "citations": [c.source for c in answer.citations],
                     "seconds": round(time.perf_counter() - start, 2),
                 }
             )
@@ -346,7 +346,7 @@ def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
         table.add_row(
             label,
             mark + (v["answer"] or "(no answer)"),
-            "yes" if v["sufficient"] else "no",
+            "yes" if v["sure"] else "no",
             f"{v['perplexity']:.2f}",
             "; ".join(v["citations"]),
         )

@@ -13,9 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enrich_rag.agent.confidence import confidence_summary
 from enrich_rag.agent.plan import Plan
+from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.session import Session
+from enrich_rag.agent.trace import Trace
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.ircot import ircot
@@ -184,22 +187,24 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
     def run(item: QAItem) -> Prediction:
         answer = agent.answer(item.question, allow_enrich=allow)
         trace = answer.trace
-        rounds = sum(1 for s in trace.steps if s.tool == "EnrichGraph")
+        contexts, reads = trace.records(ContextBuilt), trace.records(Read)
+        plan = trace.first(Planned)
+        summary = (
+            confidence_summary(answer.perplexity, trace, answer.chain)
+            | {
+                "tools": trace.tools(),
+                "sure": answer.sure,
+                "confidence": answer.confidence,
+                "chunk_ids": [c.chunk_id for c in answer.citations],
+                "iterations": len(reads),
+                "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if isinstance(s.record, Read)],
+                "fact_lines": contexts[-1].fact_lines if contexts else 0,
+                "plan": plan.to_dict() if plan else None,
+            }
+            | _graph_record(trace)
+        )
         docs = _dedupe([c.doc_id for c in answer.citations if c.doc_id])[:RETRIEVED]
-        contexts = [s.outputs for s in trace.steps if s.tool == "EnrichContext"]
-        summary = {
-            "tools": trace.tools(),
-            "perplexity": answer.perplexity,
-            "sufficient": answer.sufficient,
-            "confidence": answer.confidence,
-            "chunk_ids": [c.chunk_id for c in answer.citations],
-            "iterations": sum(1 for s in trace.steps if s.tool == "CheckSufficiency"),
-            "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if s.tool == "CheckSufficiency"],
-            "fact_lines": contexts[-1].get("fact_lines", 0) if contexts else 0,
-            "reads": trace.reads(),
-            "plan": next((s.outputs for s in trace.steps if s.tool == "Plan"), None),
-            "chain": answer.chain,
-        } | _graph_record(trace)
+        rounds = len(trace.records(Enriched))
         return Prediction(
             answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
         )
@@ -207,21 +212,20 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
     return run
 
 
-def _graph_record(trace) -> dict[str, Any]:
+def _graph_record(trace: Trace) -> dict[str, Any]:
     """What the graph did for one question: PageRank's top passages per round, the selection, and each
     enrichment's new chunks and partition, so an enrichment's effect can be traced per question."""
-    ranks = [s.outputs.get("pagerank_top", []) for s in trace.steps if s.tool == "GraphRank"]
     enrichments = [
-        {k: s.outputs.get(k) for k in ("new_chunks", "unread_candidates", "partition")}
-        | {"seconds": s.seconds, "extraction_s": s.outputs.get("seconds", {}).get("extraction")}
+        {
+            "new_chunks": s.record.result.new_chunks,
+            "unread_candidates": s.record.result.unread_candidates,
+            "partition": s.record.result.partition,
+        }
+        | {"seconds": s.seconds, "extraction_s": s.record.to_dict()["seconds"].get("extraction")}
         for s in trace.steps
-        if s.tool == "EnrichGraph"
+        if isinstance(s.record, Enriched)
     ]
-    return {
-        "pagerank_top": [[r["chunk_id"] for r in rank] for rank in ranks],
-        "selection": trace.selection(),
-        "enrichments": enrichments,
-    }
+    return {"pagerank_top": [r.top_chunk_ids for r in trace.records(Ranked)], "enrichments": enrichments}
 
 
 def make_method(name: str, session: Session, llm: CountingLLM) -> Callable[[QAItem], Prediction]:

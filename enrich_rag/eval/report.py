@@ -64,10 +64,10 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
 def unsure_flag(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """How well "unsure" (perplexity still over the threshold) flags a wrong answer: the share flagged,
     the flag's precision (flagged answers that are wrong) and recall (wrong answers that are flagged)."""
-    judged = [r for r in rows if "sufficient" in (r.get("trace") or {})]
+    judged = [r for r in rows if "sure" in (r.get("trace") or {})]
     if not judged:
         return {}
-    flagged = [r for r in judged if not r["trace"]["sufficient"]]
+    flagged = [r for r in judged if not r["trace"]["sure"]]
     wrong = [r for r in judged if not r["em"]]
     caught = [r for r in flagged if not r["em"]]
     return {

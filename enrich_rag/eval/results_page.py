@@ -302,7 +302,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "| question | answer | sure | cited documents | seconds |",
             "|---|---|---|---|---|",
             *[
-                f"| {a['question']} | {(a['answer'] or ' '.join(a.get('error') or [])).replace('|', '/')} | {a['sufficient']} | "
+                f"| {a['question']} | {(a['answer'] or ' '.join(a.get('error') or [])).replace('|', '/')} | {a['sure']} | "
                 f"{', '.join(dict.fromkeys(a['citations']))} | {a['seconds']} |"
                 for a in data["answers"]
             ],

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from enrich_rag.agent.loop import Answer
+from enrich_rag.agent.records import Enriched
 from enrich_rag.agent.session import Session
 from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError
@@ -41,9 +42,9 @@ def _verdict(answer: Answer, gold: list[str]) -> dict[str, Any]:
     return {
         "answer": answer.answer,
         "correct": bool(exact_match(answer.answer, gold)),
-        "sufficient": answer.sufficient,
+        "sure": answer.sure,
         "perplexity": round(answer.perplexity, 3),
-        "citations": [c.triple for c in answer.citations],
+        "citations": [c.source for c in answer.citations],
     }
 
 
@@ -63,8 +64,8 @@ def tell(
         gold = list(story["answers"])
         before = agent.answer(story["question"], allow_enrich=False)
         after = agent.answer(story["question"])
-        rounds = [s.outputs for s in after.trace.steps if s.tool == "EnrichGraph"]
-        partitions = [r["partition"] for r in rounds if r.get("partition")]
+        rounds = [r.result for r in after.trace.records(Enriched)]
+        partitions = [r.partition for r in rounds if r.partition]
         facts = [
             {k: e[k] for k in ("src_name", "relation", "dst_name", "chunk_id", "extractor")}
             for e in (resources.store.rows_of(partitions)[1] if partitions else [])
@@ -75,7 +76,7 @@ def tell(
             "source": story.get("source", ""),
             "before": _verdict(before, gold),
             "after": _verdict(after, gold),
-            "enrichment": {"rounds": len(rounds), "partitions": partitions, "chunks": [c for r in rounds for c in r["new_chunks"]]},
+            "enrichment": {"rounds": len(rounds), "partitions": partitions, "chunks": [c for r in rounds for c in r.new_chunks]},
             "facts": facts,
         }
     finally:
@@ -85,7 +86,7 @@ def tell(
 def pick(rows: list[dict[str, Any]], seed_method: str = "enrichrag_no_enrich", method: str = "enrichrag") -> dict[str, Any] | None:
     """A question `method` answered right after an enrichment round where `seed_method` (same run) was
     wrong; failing that, one it was right but unsure about and enrichment made sure (the trace's
-    `sufficient`). The first in the run's order."""
+    `sure`). The first in the run's order."""
     by_question: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_question.setdefault(row["id"], {})[row["method"]] = row
@@ -108,4 +109,4 @@ def pick(rows: list[dict[str, Any]], seed_method: str = "enrichrag_no_enrich", m
 
 
 def _sure(row: dict[str, Any]) -> bool:
-    return bool((row.get("trace") or {}).get("sufficient"))
+    return bool((row.get("trace") or {}).get("sure"))

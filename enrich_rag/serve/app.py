@@ -27,6 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent, validate_question
+from enrich_rag.agent.records import QueryAnalyzed
 from enrich_rag.agent.session import Session
 from enrich_rag.agent.stream import OnStep, answer_events, error_event, step_event
 from enrich_rag.agent.trace import QueryStopped, Step
@@ -261,8 +262,9 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
             raise
         if (enriching := answer.trace.enrichment_seconds()) is not None:
             admission.record_enrichment(enriching)
-        analysis = next((s.outputs for s in answer.trace.steps if s.tool == "AnalyzeQuery"), {})
-        turn = Turn(asked, answer.answer, tuple(analysis.get("entities") or [c.triple for c in answer.citations[:1]]))
+        analyzed = answer.trace.first(QueryAnalyzed)
+        entities = analyzed.analysis.entities if analyzed else ()
+        turn = Turn(asked, answer.answer, tuple(entities or [c.source for c in answer.citations[:1]]))
         conversations.record(turn_key(question, answer.answer), turn)  # how a chat client sends this turn back
         conversation_id = conversations.record(conversation_id, turn)
         return answer.to_dict() | {"conversation_id": conversation_id, "resolved_question": asked}

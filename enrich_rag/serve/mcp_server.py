@@ -34,7 +34,7 @@ class Project(Protocol):
 
 INSTRUCTIONS = (
     "Tools over the user's own document collection (a local knowledge-graph RAG). `ask` answers a question "
-    "with citations to passages; `sufficient: false` means the evidence read did not settle it; `confidence` "
+    "with citations to passages; `sure: false` means the evidence read did not settle it; `confidence` "
     "(0-1, where the corpus has a fitted model) is the chance the answer is right. `search` returns passages "
     "for you to read yourself. `add_text` adds a document; `list_documents` lists them."
 )
@@ -44,10 +44,13 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
     """What an agent needs of an answer (the trace and subgraph stay with the web page)."""
     return {
         "answer": answer["answer"],
-        "sufficient": answer["sufficient"],
+        "sure": answer["sure"],
         "confidence": answer.get("confidence"),
         "perplexity": answer["perplexity"],
-        "citations": [{k: c[k] for k in ("chunk_id", "doc_id", "triple", "evidence")} for c in answer["citations"]],
+        "citations": [
+            {k: c[k] for k in ("kind", "chunk_id", "doc_id", "evidence")} | {"source": c.get("title") or c.get("fact")}
+            for c in answer["citations"]
+        ],
         "chain": [{k: h.get(k) for k in ("question", "answer", "grounded")} for h in answer.get("chain", [])],
     }
 
@@ -98,3 +101,8 @@ def mcp_server(rag: Project, enrich: bool = False) -> "MCPServer":
 
 def serve_stdio(rag: Project, enrich: bool = False) -> None:
     mcp_server(rag, enrich).run("stdio")
+
+
+def _citation(citation: dict[str, Any]) -> dict[str, Any]:
+    """A source as a tool result names it: a passage by its title, a fact by its triple."""
+    return {k: citation[k] for k in ("kind", "chunk_id", "doc_id", "evidence")} | {"source": citation.get("title") or citation.get("fact")}

@@ -87,7 +87,7 @@ def sources(citations: list[dict[str, Any]]) -> str:
     for i, c in enumerate(citations, 1):
         snippet = " ".join(c["evidence"].split())
         snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS] + "…"
-        lines.append(f"[{i}] {c['triple']} ({c['chunk_id']}): {snippet}")
+        lines.append(f"[{i}] {c.get('title') or c.get('fact')} ({c['chunk_id']}): {snippet}")
     return SOURCES_HEADER + "\n" + "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from enrich_rag.agent.citations import PassageCitation
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
@@ -103,7 +104,7 @@ def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
     assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     assert _outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
     assert _outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
-    assert answer.sufficient and answer.answer == "London" and answer.citations
+    assert answer.sure and answer.answer == "London" and answer.citations
 
 
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
@@ -115,7 +116,7 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
     assert [c.get("reason") for c in checks] == [None, CONVERGED]  # 10 -> 9.9: a gain of 1%, under min_gain
     decide = _outputs(answer, "AnalyzeDecide")[0]
     assert decide == {"reason": "enrichment disabled", "decision": ANSWER_UNSURE}
-    assert not answer.sufficient and "EnrichGraph" not in answer.trace.tools()
+    assert not answer.sure and "EnrichGraph" not in answer.trace.tools()
 
 
 def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
@@ -128,7 +129,7 @@ def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path
     assert [c["passages"] for c in contexts] == [2, 3, 4][: len(contexts)] and len(contexts) == 3
     assert all(b["chunk_ids"][: len(a["chunk_ids"])] == a["chunk_ids"] for a, b in zip(contexts, contexts[1:]))
     assert _outputs(answer, "CheckSufficiency")[-1]["reason"] == CONVERGED  # 12 -> 11.9 is under min_gain
-    assert answer.answer == "Paris" and not answer.sufficient
+    assert answer.answer == "Paris" and not answer.sure
 
 
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
@@ -161,7 +162,7 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     assert enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert any(c.startswith("nolan::") for c in enriched["new_chunks"]) and enriched["indexed"] > 0
     assert answer.trace.partitions_written == [enriched["partition"]]
-    assert answer.answer == "London" and answer.sufficient  # the retry's answer, not the first round's
+    assert answer.answer == "London" and answer.sure  # the retry's answer, not the first round's
     assert resources.writer.verify() == []
     # The gap the graph could see came first: the top passage the seed never read (the Nolan page).
     assert [c for c in enriched["unread_candidates"] if c.startswith("nolan::")]
@@ -174,7 +175,7 @@ def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader
     answer = agent.answer(QUESTION)
     first, retried = _outputs(answer, "CheckSufficiency")
     assert answer.trace.partitions_written and "reused" not in first and retried["reused"]
-    assert retried["answer"] == first["answer"] == "Paris" and not answer.sufficient
+    assert retried["answer"] == first["answer"] == "Paris" and not answer.sure
     assert sum("Question:" in p and "Facts:" in p for p in resources.llm.prompts) == 1  # one reading, not two
 
 
@@ -225,7 +226,7 @@ def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tm
     answer = agent.answer(QUESTION)
     assert [o["answer"] for o in _outputs(answer, "CheckSufficiency")] == ["London", "Paris"]
     assert answer.trace.partitions_written  # the enrichment happened
-    assert answer.answer == "London" and math.isclose(answer.perplexity, 2.0) and not answer.sufficient
+    assert answer.answer == "London" and math.isclose(answer.perplexity, 2.0) and not answer.sure
 
 
 def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, spacy_extractor):
@@ -245,7 +246,7 @@ def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spa
         "reason": "no time left to enrich within the request's limit",
         "decision": ANSWER_UNSURE,
     }
-    assert "EnrichGraph" not in answer.trace.tools() and not answer.sufficient and answer.answer == "Paris"
+    assert "EnrichGraph" not in answer.trace.tools() and not answer.sure and answer.answer == "Paris"
 
 
 def test_check_sufficiency_reads_passages_and_facts_alike():
@@ -400,7 +401,7 @@ def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(wor
     reader = ScriptedLLM([("Paris", 20.0), ("Paris", 20.0), ("London", 1.1)])
     before_partitions = committed_partitions(Path(world.paths.graph))
     told = tell(config, {"question": QUESTION, "answers": ["London"]}, tmp_path / "story", llm=reader, extractor=deep)
-    assert told["before"]["answer"] == "Paris" and not told["before"]["correct"] and not told["before"]["sufficient"]
+    assert told["before"]["answer"] == "Paris" and not told["before"]["correct"] and not told["before"]["sure"]
     assert told["after"]["answer"] == "London" and told["after"]["correct"]
     assert told["enrichment"]["rounds"] == 1 and told["enrichment"]["partitions"]
     assert ("Christopher Nolan", "directed", "Inception", "inception::c0", "llm") in {
@@ -416,7 +417,7 @@ def test_the_demo_story_answers_before_and_after_a_deep_enrichment_on_a_copy(wor
             "prediction": p,
             "em": em,
             "enrich_rounds": r,
-            "trace": {"sufficient": sure},
+            "trace": {"sure": sure},
         }
         for q, m, p, em, r, sure in (
             ("q1", "enrichrag_no_enrich", "a", 1.0, 0, False),
@@ -439,7 +440,7 @@ def test_an_unreadable_answer_leaves_a_trace_that_is_strict_json(world, tmp_path
 
     agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", math.inf)], allow_enrich=False, max_iterations=1)
     answer = agent.answer(QUESTION)
-    assert math.isinf(answer.perplexity) and not answer.sufficient
+    assert math.isinf(answer.perplexity) and not answer.sure
     reply = json.loads(json.dumps(answer.to_dict(), allow_nan=False))
     checks = [s for s in reply["trace"]["steps"] if s["tool"] == "CheckSufficiency"]
     decide = [s for s in reply["trace"]["steps"] if s["tool"] == "AnalyzeDecide"]
@@ -459,7 +460,7 @@ def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(wor
     first, second = answer.chain
     assert first["question"] == "Who directed Inception?" and first["answer"] == "Christopher Nolan" and first["grounded"]
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
-    assert answer.answer == "London" and answer.sufficient
+    assert answer.answer == "London" and answer.sure
     assert "nolan::c0" in second["chunk_ids"]  # the second hop's own search found the director's page
     assert [len(h["chunk_ids"]) for h in answer.chain] == [1, 1]  # one passage first (evidence.hop_k), sure at once
     assert resources.llm.prompts[2].count("Question: Where was Christopher Nolan born?") == 1  # the hop's question, filled
@@ -485,7 +486,7 @@ def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, 
     else:
         assert len(contexts[1]) == 1 and contexts[1] != contexts[0]  # the retry: the next passage, alone
     assert first["chunk_ids"] == contexts[1]  # the retry read with the lower perplexity
-    assert not answer.sufficient  # an ungrounded hop leaves the answer unsure
+    assert not answer.sure  # an ungrounded hop leaves the answer unsure
 
 
 def test_a_hop_reading_alone_stops_at_its_first_grounded_read(world, tmp_path, spacy_extractor):
@@ -538,16 +539,16 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     first, second = answer.chain
     assert first["answer"] == "Christopher Nolan" and first["grounded"] and "nolan::c0" in first["chunk_ids"]
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
-    assert answer.answer == "London" and answer.sufficient and resources.writer.verify() == []
+    assert answer.answer == "London" and answer.sure and resources.writer.verify() == []
 
     unenriched, _ = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     kept = unenriched.answer(QUESTION, allow_enrich=False)
-    assert "EnrichGraph" not in kept.trace.tools() and not kept.chain[0]["grounded"] and not kept.sufficient
+    assert "EnrichGraph" not in kept.trace.tools() and not kept.chain[0]["grounded"] and not kept.sure
 
 
 def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
-    """Hops that name no earlier answer are read side by side; one last read over their answers (cited
-    fact lines) and passages answers the question."""
+    """Hops that name no earlier answer are read side by side; one last read over their answers (fact
+    lines) and passages answers the question. A hop's answer is shown in the chain, never as a source."""
     plan = '{"hops": ["Who directed Inception?", "Where was Christopher Nolan born?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1), ("London", 1.2)]
     agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
@@ -555,7 +556,9 @@ def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy
     assert _outputs(answer, "Plan")[0]["kind"] == "parallel" and answer.answer == "London"
     final = resources.llm.prompts[-1]
     assert "Fact: Who directed Inception? | is answered by | Christopher Nolan" in final
-    assert any(c.triple.startswith("Who directed Inception?") and c.chunk_id.startswith("inception::") for c in answer.citations)
+    assert [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
+    assert answer.citations and all(isinstance(c, PassageCitation) or "is answered by" not in c.fact for c in answer.citations)
+    assert any(c.chunk_id.startswith("inception::") for c in answer.citations)  # the passage the hop read
 
 
 def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp_path, spacy_extractor):
@@ -602,15 +605,15 @@ def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_pat
     expected = 1.0 - 1.0 / (1.0 + math.exp(-2.0 * math.log(1.2)))
     assert answer.confidence == pytest.approx(expected, abs=1e-3) and answer.answer == "London"
     assert answer.trace.tools()[-1] == "Confidence" and _outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
-    assert not answer.sufficient and answer.to_dict()["confidence"] == answer.confidence
+    assert not answer.sure and answer.to_dict()["confidence"] == answer.confidence
 
     lenient, _ = _agent(config, tmp_path / "lenient", spacy_extractor, [("London", 1.2)], sure_confidence=0.4)
-    assert lenient.answer(QUESTION).sufficient
+    assert lenient.answer(QUESTION).sure
 
     write_model(root / CONFIDENCE_FILE, "another-reader", {"own": "results/own"}, "enrichrag_no_enrich", model)
     other, _ = _agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
     unfitted = other.answer(QUESTION)
-    assert unfitted.confidence is None and unfitted.sufficient and "Confidence" not in unfitted.trace.tools()
+    assert unfitted.confidence is None and unfitted.sure and "Confidence" not in unfitted.trace.tools()
 
 
 KEPT_WHOLE = '{"hops": ["Where was the director of Inception born?"]}'
@@ -629,7 +632,7 @@ def test_a_whole_read_that_stopped_at_the_bridge_goes_on_to_the_rest_of_the_ques
     first, second = answer.chain
     assert first["answer"] == "Christopher Nolan" and first["grounded"]
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
-    assert answer.answer == "London" and answer.sufficient
+    assert answer.answer == "London" and answer.sure
     assert "nolan::c0" in second["chunk_ids"] and "nolan::c0" in {c.chunk_id for c in answer.citations}
     assert len(resources.llm.prompts) == 4  # the plan, the whole read, the two hops
 

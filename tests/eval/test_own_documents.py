@@ -18,10 +18,10 @@ def test_every_written_answer_is_stated_by_a_page_of_the_folder():
 
 def test_a_pass_is_summarised_by_sure_and_unsure_and_the_time_of_right_answers():
     rows = [
-        {"right": True, "sufficient": True, "total_s": 6.0, "enriched": False},
-        {"right": True, "sufficient": False, "total_s": 30.0, "enriched": True},
-        {"right": False, "sufficient": False, "total_s": 12.0, "enriched": True},
-        {"right": True, "sufficient": False, "total_s": 10.0, "enriched": False},
+        {"right": True, "sure": True, "total_s": 6.0, "enriched": False},
+        {"right": True, "sure": False, "total_s": 30.0, "enriched": True},
+        {"right": False, "sure": False, "total_s": 12.0, "enriched": True},
+        {"right": True, "sure": False, "total_s": 10.0, "enriched": False},
     ]
     s = summary(rows, within=15.0)
     assert s["em"][0] == 0.75 and s["unsure_share"] == 0.75 and (s["sure"], s["unsure"]) == (1, 3)

@@ -83,7 +83,7 @@ def test_the_unsure_flag_is_scored_against_exact_match_and_iterations_are_counte
     from enrich_rag.eval.report import iterations, unsure_flag
 
     rows = [
-        {"em": em, "trace": {"sufficient": sure, "iterations": n, "iteration_seconds": [1.0, 0.4, 0.3][:n]}}
+        {"em": em, "trace": {"sure": sure, "iterations": n, "iteration_seconds": [1.0, 0.4, 0.3][:n]}}
         for em, sure, n in [(1, True, 1), (0, False, 3), (0, False, 2), (1, False, 3), (0, True, 1)]
     ]
     flag = unsure_flag(rows)

@@ -102,7 +102,7 @@ function renderCitations(citations) {
   list.replaceChildren();
   citations.forEach((c, i) => {
     const item = document.createElement("li");
-    const link = text("a", c.triple || c.chunk_id);
+    const link = text("a", c.title || c.fact || c.chunk_id);
     link.dataset.chunk = c.chunk_id;
     link.addEventListener("click", () => openChunk(c.chunk_id));
     item.append(link, text("div", c.evidence.length > 240 ? c.evidence.slice(0, 240) + "…" : c.evidence, "muted"));
@@ -213,8 +213,8 @@ async function ask(event) {
     conversationId = data.conversation_id;
     window.lastAnswer = data;
     $("answer").textContent = data.answer || "(no answer)";
-    $("answer").classList.toggle("unsure", !data.sufficient);
-    $("confidence").textContent = data.confidence == null ? "" : `confidence: ${data.confidence.toFixed(2)} (${data.sufficient ? "sure" : "unsure"})`;
+    $("answer").classList.toggle("unsure", !data.sure);
+    $("confidence").textContent = data.confidence == null ? "" : `confidence: ${data.confidence.toFixed(2)} (${data.sure ? "sure" : "unsure"})`;
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
     renderChain(data.chain);
     renderCitations(data.citations);
