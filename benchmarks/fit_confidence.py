@@ -57,10 +57,14 @@ def examples(run: Path, params: str, method: str) -> list[dict[str, Any]]:
     for r in rows:
         if r["method"] != method:
             continue
-        chunk_ids = r["trace"].get("chunk_ids", [])
-        features = features_of(r["question"], r["prediction"], r["trace"], chunk_ids, lambda ids: [texts.get(c, "") for c in ids])
-        out.append({"id": r["id"], "features": features, "wrong": not r["em"]})
+        out.append({"id": r["id"], "features": row_features(r, texts), "wrong": not r["em"]})
     return out
+
+
+def row_features(row: dict[str, Any], texts: dict[str, str]) -> dict[str, float]:
+    """An evaluation row's features, computed as the loop computes them serving (`features_of`)."""
+    chunk_ids = row["trace"].get("chunk_ids", [])
+    return features_of(row["question"], row["prediction"], row["trace"], chunk_ids, lambda ids: [texts.get(c, "") for c in ids])
 
 
 def _auc(scores: np.ndarray, wrong: list[bool]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from enrich_rag.agent.confidence import confidence_summary
+from enrich_rag.agent.loop import Answer
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
 from enrich_rag.agent.resources import Resources
@@ -184,32 +185,34 @@ def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
         dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
     )
 
-    def run(item: QAItem) -> Prediction:
-        answer = agent.answer(item.question, allow_enrich=allow)
-        trace = answer.trace
-        contexts, reads = trace.records(ContextBuilt), trace.records(Read)
-        plan = trace.first(Planned)
-        summary = (
-            confidence_summary(answer.perplexity, trace, answer.chain)
-            | {
-                "tools": trace.tools(),
-                "sure": answer.sure,
-                "confidence": answer.confidence,
-                "chunk_ids": [c.chunk_id for c in answer.citations],
-                "iterations": len(reads),
-                "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if isinstance(s.record, Read)],
-                "fact_lines": contexts[-1].fact_lines if contexts else 0,
-                "plan": plan.to_dict() if plan else None,
-            }
-            | _graph_record(trace)
-        )
-        docs = _dedupe([c.doc_id for c in answer.citations if c.doc_id])[:RETRIEVED]
-        rounds = len(trace.records(Enriched))
-        return Prediction(
-            answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
-        )
+    return lambda item: prediction_of(agent.answer(item.question, allow_enrich=allow))
 
-    return run
+
+def prediction_of(answer: Answer) -> Prediction:
+    """An agent's answer as an evaluation row keeps it; its trace summary holds what the confidence
+    features read (`confidence.features_of`), so a model fitted on rows sees what the loop sees serving."""
+    trace = answer.trace
+    contexts, reads = trace.records(ContextBuilt), trace.records(Read)
+    plan = trace.first(Planned)
+    summary = (
+        confidence_summary(answer.perplexity, trace, answer.chain)
+        | {
+            "tools": trace.tools(),
+            "sure": answer.sure,
+            "confidence": answer.confidence,
+            "chunk_ids": [c.chunk_id for c in answer.citations],
+            "iterations": len(reads),
+            "iteration_seconds": [round(s.seconds, 3) for s in trace.steps if isinstance(s.record, Read)],
+            "fact_lines": contexts[-1].fact_lines if contexts else 0,
+            "plan": plan.to_dict() if plan else None,
+        }
+        | _graph_record(trace)
+    )
+    docs = _dedupe([c.doc_id for c in answer.citations if c.doc_id])[:RETRIEVED]
+    rounds = len(trace.records(Enriched))
+    return Prediction(
+        answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
+    )
 
 
 def _graph_record(trace: Trace) -> dict[str, Any]:

@@ -679,3 +679,46 @@ def test_with_a_fitted_model_only_an_answer_it_is_unsure_of_is_enriched(world, t
     unfitted, _ = _agent(world, tmp_path / "unfitted", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
     by_perplexity = unfitted.answer(QUESTION)
     assert _outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"} and "EnrichGraph" not in by_perplexity.trace.tools()
+
+
+def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, spacy_extractor):
+    """The features the loop scores an answer with (its Confidence record) equal the ones a model is fitted
+    on: the evaluation's row for the same answer, through `fit_confidence.row_features`."""
+    import json
+
+    from benchmarks.fit_confidence import row_features, write_model
+    from enrich_rag.agent.confidence import CONFIDENCE_FILE, FEATURES, WrongAnswerModel
+    from enrich_rag.agent.records import Confident
+    from enrich_rag.eval.datasets import QAItem
+    from enrich_rag.eval.methods import prediction_of
+    from enrich_rag.eval.runner import score_row
+    from enrich_rag.llm.models import model_name
+    from enrich_rag.storage.passages import read_passages
+
+    model = WrongAnswerModel((1.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES))
+    root = tmp_path / "data"
+    config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
+    write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
+    script = [("Paris", 3.0), ("London", 1.2)]
+    agent, _ = _agent(config, tmp_path, spacy_extractor, script, max_iterations=2, max_enrich_rounds=1)
+    answer = agent.answer(QUESTION)  # enriched, then read again: two rounds of reads
+    assert "EnrichGraph" in answer.trace.tools() and len(answer.trace.reads()) == 4
+    served = answer.trace.first(Confident)
+    assert served is not None
+
+    item = QAItem(id="q1", question=QUESTION, answers=("London",))
+    row = json.loads(json.dumps(score_row(item, "enrichrag_no_enrich", prediction_of(answer), (2,))))
+    texts = {p.id: p.content for p in read_passages(world.paths.chunks)}
+    assert row_features(row, texts) == served.features
+
+
+def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features():
+    """Fitting read a fact citation's chunk, serving once read its sentence alone: now both read the chunk."""
+    from enrich_rag.agent.citations import citations
+    from enrich_rag.agent.confidence import features_of
+
+    fact = Edge("Nolan", "directed", "Inception", "Nolan directed Inception.", "nolan::c0", "nolan", id="f1")
+    chunks = {"nolan::c0": "Christopher Nolan: Nolan directed Inception. Nolan was born in London in 1970."}
+    cited = [c.chunk_id for c in citations([fact])]
+    features = features_of(QUESTION, "London", {"perplexity": 1.2}, cited, lambda ids: [chunks[i] for i in ids])
+    assert cited == ["nolan::c0"] and features["ungrounded"] == 0.0
