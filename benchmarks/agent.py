@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.records import Enriched, Read
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.llm.models import model_name
@@ -87,7 +87,7 @@ def main() -> None:
     results: dict = {"reader": model_name(config.llm), "llm_backend": config.llm.backend}
     with tempfile.TemporaryDirectory() as tmp:
         cfg = writable_copy(config, Path(tmp) / "copy", with_corpus=True)
-        session = Session(cfg)
+        session = EnrichRAG(cfg)
         resources, agent = session.resources, session.agent()
         t0 = time.perf_counter()
         agent.answer(questions[0], allow_enrich=False)  # warm-up: model and index loads

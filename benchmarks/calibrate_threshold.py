@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import load_config
 from enrich_rag.eval.metrics import token_f1
 from enrich_rag.llm.models import model_name
@@ -42,7 +42,7 @@ def main() -> None:
     rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
     rows = rows[args.offset : args.offset + args.questions]
     # Calibrate the model's own scale: an explicit agent.ppl_threshold plays no part here.
-    agent = Session(config, reconcile=False).agent()
+    agent = EnrichRAG(config, reconcile=False).agent()
     records = []
     for row in tqdm(rows, desc="calibrating", unit="q"):
         answer = agent.answer(row["question"], allow_enrich=False)

@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench_results/corpus_update.json")
     args = parser.parse_args()
 
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
 
     console = Console(stderr=True)
     base = load_config(args.params)
@@ -95,7 +95,7 @@ def main() -> None:
     docs, questions = documents_and_questions(titles, args.documents)
     with tempfile.TemporaryDirectory() as tmp:
         config = writable_copy(base, Path(tmp) / "copy", with_corpus=True)
-        session = Session(config)
+        session = EnrichRAG(config)
         resources = session.resources
         t0 = time.perf_counter()
         resources.warm(enrich=False)

@@ -34,7 +34,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.enrich_graph import enrich_graph
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
 from enrich_rag.eval.runner import ensure_built, retrieval_study
@@ -67,7 +67,7 @@ def _scores(docs: list[str], gold: set[str]) -> dict[str, float]:
 
 class Arm:
     def __init__(self, config: Config, extractor):
-        self.session = Session(config, extractor=extractor, reconcile=False)  # one spaCy for every arm, through the extractor
+        self.session = EnrichRAG(config, extractor=extractor, reconcile=False)  # one spaCy for every arm, through the extractor
         self.resources = self.session.resources
         self.retrieval = self.resources.retrieval()
 

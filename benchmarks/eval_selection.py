@@ -24,7 +24,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.enrich_context import enrich_context
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.runner import retrieval_study
@@ -61,7 +61,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
-    session = Session(config, reconcile=False)
+    session = EnrichRAG(config, reconcile=False)
     resources = session.resources
     agents = {name: session.agent(evidence=dataclasses.replace(config.evidence, **AGENT_METHODS[name][1])) for name in args.variants}
     ranker = session.agent()

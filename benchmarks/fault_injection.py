@@ -53,11 +53,11 @@ def _worker(params: Path) -> None:
     """Loads everything, says READY, then runs the one write named on stdin ("enrich <topic>", "rollback",
     "reconcile", "compact", "add <file>", "remove <doc id>", or "crash <topic>": an enrichment that dies
     between partition write and upsert)."""
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    session = Session(config, reconcile=False)  # reconciling is one of the operations under test
+    session = EnrichRAG(config, reconcile=False)  # reconciling is one of the operations under test
     resources = session.resources
     for name in ("graph_index", "corpus_index", "extractor", "seed_extractor"):  # load everything before the clock starts
         getattr(resources, name)
@@ -84,9 +84,9 @@ def _worker(params: Path) -> None:
 
 def _check(params: Path) -> dict:
     """What the next start does (reconcile), then the package's own consistency check on a fresh index."""
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
 
-    session = Session(load_config(params), reconcile=False)
+    session = EnrichRAG(load_config(params), reconcile=False)
     resources = session.resources
     report = resources.writer.reconcile()
     resources.writer.reload_index()

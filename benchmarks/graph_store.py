@@ -90,7 +90,7 @@ def synthetic_graph(n_nodes: int, n_edges: int, seed: int) -> tuple[pa.Table, pa
 
 def bundled_graph_rank(params: Path, questions: int) -> dict:
     """The GraphRank step per question on the default build, as the agent runs it (warm, after one question)."""
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.config import load_config
     from enrich_rag.eval.datasets import load_questions
     from enrich_rag.evidence.query_analysis import analyze_query
@@ -99,7 +99,7 @@ def bundled_graph_rank(params: Path, questions: int) -> dict:
     config = load_config(params)
     if config.corpus.format != "benchmark" or not committed_partitions(Path(config.paths.graph)):
         return {}
-    session = Session(config, reconcile=False)
+    session = EnrichRAG(config, reconcile=False)
     resources, agent = session.resources, session.agent()
     items = load_questions(config.corpus.source, "normalized")[: questions + 1]
     analyses = [analyze_query(i.question, resources.nlp, resources.store) for i in items]

@@ -75,7 +75,7 @@ def aligned_hops(rows: list[dict[str, Any]], gold: dict[str, QAItem], method: st
 
 def reading_order(rag: EnrichRAG, question: str, earlier: Sequence[str]) -> tuple[list[Passage], list[Passage], list[Passage]]:
     """The hop's search hits, PageRank's passages and the passages it would read, in order (as `Agent._hop`)."""
-    agent, resources = rag.agent, rag.resources
+    agent, resources = rag.agent(), rag.resources
     sub = hop_analysis(analyze_query(question, resources.nlp, resources.store), earlier)
     hits = agent.search(question)
     ranking = agent.rank(sub, hits)

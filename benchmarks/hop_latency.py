@@ -21,7 +21,7 @@ from tqdm import tqdm
 from benchmarks.agent import _pct
 from enrich_rag.agent.plan import SINGLE
 from enrich_rag.agent.records import Planned
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import CountingLLM
 from enrich_rag.eval.prepare import sampled_questions
 from enrich_rag.eval.runner import ensure_built, load_eval
@@ -47,7 +47,7 @@ def measure(params: str, overlay: str, first: int, last: int, llm: CountingLLM) 
     items = sampled_questions(ev)
     warm, measured = items[last] if last < len(items) else items[0], items[first - 1 : last]
     rows = []
-    with Session(config, llm=llm, reconcile=False) as session:
+    with EnrichRAG(config, llm=llm, reconcile=False) as session:
         agent = session.agent()
         agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
         for item in tqdm(measured, desc=ev.dataset, unit="q"):

@@ -89,11 +89,11 @@ def _alive(base: str) -> bool:
 
 
 def _verify(params: Path) -> tuple[list[str], int]:
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    with Session(config, reconcile=False) as session:
+    with EnrichRAG(config, reconcile=False) as session:
         problems = session.resources.writer.verify()
     return problems, len(committed_partitions(Path(config.paths.graph))) - 1
 

@@ -28,11 +28,11 @@ from enrich_rag.config import load_config
 
 
 def _state(params: Path) -> tuple[list[str], list[str]]:
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.storage.partitions import committed_partitions
 
     config = load_config(params)
-    with Session(config, reconcile=False) as session:
+    with EnrichRAG(config, reconcile=False) as session:
         problems = session.resources.writer.verify()
     return [p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"], problems
 

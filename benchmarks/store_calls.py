@@ -117,7 +117,7 @@ class CallCounter:
 
 
 def main() -> int:
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.eval.prepare import sampled_questions
     from enrich_rag.eval.runner import ensure_built, load_eval
 
@@ -132,7 +132,7 @@ def main() -> int:
     items = sampled_questions(ev)[: args.limit]
     totals: Counter[tuple[str, str]] = Counter()
     rounds = iterations = 0
-    with Session(config, llm=FallingReader(), reconcile=False) as session:  # type: ignore[arg-type]
+    with EnrichRAG(config, llm=FallingReader(), reconcile=False) as session:  # type: ignore[arg-type]
         agent, resources = session.agent(), session.resources
         agent.answer(items[0].question, allow_enrich=False)  # loads models and indexes outside the count
         counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})

@@ -1,6 +1,7 @@
-"""EnrichRAG, the front door: open a built project, or build one from a folder, then ask, enrich, add and
-remove documents, evaluate and look at the graph. The CLI goes through here for every command that
-opens a project; the server and the evaluation runner hold the same `Session` one floor down.
+"""EnrichRAG, the one door: open a built project, or build one from a folder, then ask, enrich, add and
+remove documents, evaluate and look at the graph. Every caller comes through here: the CLI, the server,
+the MCP server, the evaluation runner, the story demo, test-set generation and the build summary. It is
+the only place that opens a project's stores, reconciles them and builds an agent.
 
     from enrich_rag import EnrichRAG
 
@@ -18,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.session import Session
 from enrich_rag.agent.stream import streamed
-from enrich_rag.config import Config, load_config
+from enrich_rag.config import AgentConfig, Config, EvidenceConfig, load_config
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.graph_writer import Reconciliation
 from enrich_rag.storage.passages import Passage
@@ -60,16 +61,39 @@ class Graph:
         """Merge the enrichment partitions into one (None: fewer than two)."""
         return self._resources.writer.compact()
 
+    def reconcile(self) -> Reconciliation:
+        """Finish or roll back what a killed write left (opening a project does this unless told not to)."""
+        return self._resources.writer.reconcile()
+
+    def repair(self) -> dict[str, str]:
+        """Restore damaged partitions from the DVC cache, or remove them with their index rows without a copy."""
+        return self._resources.writer.repair()
+
+    def find(self, entity: str) -> list[dict[str, Any]]:
+        """Nodes whose name matches `entity`."""
+        return self._resources.store.find_nodes(entity)
+
+    def neighbors(self, node_id: str, limit: int) -> list[dict[str, Any]]:
+        """The facts around one node."""
+        return self._resources.store.neighbors([node_id], limit=limit)
+
+    def networkx(self, upto: str | None = None) -> Any:
+        """The graph now, or the version ending at partition `upto`, as a networkx graph."""
+        from enrich_rag.storage.export import graph_to_networkx, version_partitions
+
+        return graph_to_networkx(self._resources.store, version_partitions(self._resources.config.paths.graph, upto))
+
     def export(self, path: Path | str, upto: str | None = None) -> Path:
         """GraphML of the graph now, or of the version ending at partition `upto`."""
-        from enrich_rag.storage.export import graph_to_networkx, version_partitions, write_graphml
+        from enrich_rag.storage.export import write_graphml
 
-        config = self._resources.config
-        return write_graphml(graph_to_networkx(self._resources.store, version_partitions(config.paths.graph, upto)), path)
+        return write_graphml(self.networkx(upto), path)
 
 
 class EnrichRAG:
-    """One project: its settings, the open graph, indexes and models (loaded on first use)."""
+    """One project: its settings, the open graph, indexes and models (loaded on first use). Whatever a
+    killed write left is finished or undone before the first question (`reconcile`), unless the caller
+    only inspects (`graph verify` must see the graph as it is)."""
 
     def __init__(
         self,
@@ -78,24 +102,32 @@ class EnrichRAG:
         overlay: Path | str | None = None,
         reconcile: bool = True,
         llm: LLM | None = None,
+        extractor: Extractor | None = None,
     ):
-        """`reconcile=False`: look at the graph as it is, never write (`graph verify`). `llm`: a reader
-        already loaded (any object with the `LLM` methods) instead of the configured one."""
+        """`reconcile=False`: look at the graph as it is, never write (`graph verify`). `llm`, `extractor`: a
+        reader or deep extractor already loaded (any object with their methods) instead of the configured one."""
         self.config, self.params, self.overlay = config, Path(params), overlay
-        self.session = Session(config, llm=llm, reconcile=reconcile)  # what a killed write left is finished first
+        self.resources = Resources(config, llm=llm, extractor=extractor)
+        self.repaired: Reconciliation | None = None  # what reconciling changed
+        self.unreconciled = ""  # why reconciling could not write (a folder this user may only read)
+        if reconcile:
+            try:
+                self.repaired = self.resources.writer.reconcile()
+            except OSError as exc:
+                self.unreconciled = str(exc).splitlines()[0]
+        self._agent: Agent | None = None
         self.graph = Graph(self.resources)
 
-    @property
-    def resources(self) -> Resources:
-        return self.session.resources
-
-    @property
-    def repaired(self) -> Reconciliation | None:
-        return self.session.repaired
-
-    @property
-    def agent(self) -> Agent:
-        return self.session.agent()
+    def agent(self, agent: AgentConfig | None = None, evidence: EvidenceConfig | None = None) -> Agent:
+        """The loop with the project's settings, or with these agent and evidence settings (a method of
+        the evaluation, the web page's saved settings)."""
+        default = agent is None and evidence is None
+        if default and self._agent is not None:
+            return self._agent
+        built = Agent(self.resources, agent or self.config.agent, evidence or self.config.evidence)
+        if default:
+            self._agent = built
+        return built
 
     @classmethod
     def open(
@@ -115,18 +147,19 @@ class EnrichRAG:
         return cls.open(params, overlay, llm=llm)
 
     @overload
-    def ask(self, question: str, enrich: bool = ..., stream: Literal[False] = ...) -> Answer: ...
+    def ask(self, question: str, enrich: bool | None = ..., stream: Literal[False] = ...) -> Answer: ...
     @overload
-    def ask(self, question: str, enrich: bool = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
+    def ask(self, question: str, enrich: bool | None = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
 
-    def ask(self, question: str, enrich: bool = True, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
-        """The answer with its citations, perplexity, sufficiency and trace; `enrich=False` never writes.
+    def ask(self, question: str, enrich: bool | None = None, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
+        """The answer with its citations, perplexity, whether the loop is sure, and trace; `enrich=False`
+        never writes, `enrich=None` does what `agent.allow_enrich` says.
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
         the answer's `token`s, then `answer` with the whole answer as JSON); closing the iterator stops
         the question before its next tool."""
+        agent = self.agent()
         if not stream:
-            return self.agent.answer(question, allow_enrich=enrich)
-        agent = self.agent
+            return agent.answer(question, allow_enrich=enrich)
         validate_question(question)  # a bad question fails here, not on the first `next`
         return streamed(
             lambda on_step, should_stop: agent.answer(question, allow_enrich=enrich, should_stop=should_stop, on_step=on_step).to_dict()
@@ -134,7 +167,7 @@ class EnrichRAG:
 
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
-        return self.agent.enrich(validate_question(question), [])
+        return self.agent().enrich(validate_question(question), [])
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
@@ -147,6 +180,10 @@ class EnrichRAG:
 
         return self.resources.add([text_document(text, doc_id, title)])
 
+    def passage(self, chunk_id: str) -> Passage | None:
+        """One chunk by its id (what a citation points at)."""
+        return self.resources.passages.get(chunk_id)
+
     def documents(self) -> list[DocumentEntry]:
         """Every document the corpus has held: id, title, live chunks, where it came from, built/added/removed."""
         return self.resources.passages.documents()
@@ -156,7 +193,7 @@ class EnrichRAG:
         `graph=False`: the hybrid search alone."""
         if not 1 <= k <= MAX_SEARCH_K:
             raise EnrichRagError(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
-        return self.agent.retrieve(query, k, graph)
+        return self.agent().retrieve(query, k, graph)
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""
@@ -166,10 +203,12 @@ class EnrichRAG:
         """A benchmark run (`configs/<dataset>.yaml`); returns its results folder (metrics.json, table.md)."""
         from enrich_rag.eval.runner import run_evaluation
 
-        return run_evaluation(self.params, config, limit, methods)
+        evaluated = load_config(self.params, config)
+        reader = self.resources.llm if evaluated.llm == self.config.llm else None  # the reader this project loaded
+        return run_evaluation(self.params, config, limit, methods, reader=reader)
 
     def close(self) -> None:
-        self.session.close()
+        self.resources.close()
 
     def __enter__(self) -> EnrichRAG:
         return self

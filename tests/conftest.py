@@ -149,7 +149,7 @@ def gap_config(small_config, spacy_extractor, tmp_path):
 
 def make_agent(resources, agent=None, evidence=None):
     """The loop as a unit over resources a test assembled (a scripted reader, a given extractor); the
-    product builds its agents in one place, `Session.agent`."""
+    product builds its agents in one place, `EnrichRAG.agent`."""
     from enrich_rag.agent.loop import Agent
 
     return Agent(resources, agent or resources.config.agent, evidence or resources.config.evidence)

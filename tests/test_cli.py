@@ -105,14 +105,14 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
 
     import uvicorn
 
-    from enrich_rag.agent.session import Session
+    from enrich_rag.api import EnrichRAG
     from enrich_rag.serve.app import create_app
     from enrich_rag.serve.client import advertise, find_server
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     server = uvicorn.Server(uvicorn.Config(create_app(gap_config, session), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -1,24 +1,23 @@
-"""One question as events while it runs: each tool step as it finishes, then the answer's tokens, then
-the whole answer. The web page and the CLI show them, `EnrichRAG.ask(stream=True)` yields them, the
+"""One question as events while it runs: each tool step as it finishes, then the whole answer.
+The web page and the CLI show them, `EnrichRAG.ask(stream=True)` yields them, the
 server sends them as server-sent events and the chat endpoint as completion chunks.
 
-The loop compares its reads (CheckSufficiency) before it keeps one, so the answer's tokens come once
-it is chosen; what a person waits through is the steps, and those arrive as they happen. Closing the
-stream stops the question before its next tool.
+The loop compares its reads (CheckSufficiency) before it keeps one, so the answer comes once, when it
+is chosen: there are no token events (splitting the finished answer into words would only pretend to
+stream). What a person waits through is the steps, and those arrive as they happen. Closing the stream
+stops the question before its next tool.
 """
 
 from __future__ import annotations
 
 import queue
-import re
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from enrich_rag.agent.trace import Step
 
-STEP, TOKEN, ANSWER, ERROR = "step", "token", "answer", "error"
-_PIECES = re.compile(r"\s*\S+")  # a word with the space before it: the pieces join back to the text
+STEP, ANSWER, ERROR = "step", "answer", "error"
 CLOSED = "the stream was closed"
 
 OnStep = Callable[[Step], None]
@@ -29,11 +28,9 @@ def step_event(step: Step) -> dict[str, Any]:
     return {"event": STEP, "tool": step.tool, "seconds": step.seconds, "summary": step.summary()}
 
 
-def answer_events(answer: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The chosen answer's text piece by piece, then the whole answer (citations, subgraph, trace)."""
-    for piece in _PIECES.findall(answer.get("answer") or ""):
-        yield {"event": TOKEN, "text": piece}
-    yield {"event": ANSWER, "answer": answer}
+def answer_event(answer: dict[str, Any]) -> dict[str, Any]:
+    """The whole answer: its text, citations, chain, subgraph and trace."""
+    return {"event": ANSWER, "answer": answer}
 
 
 def error_event(message: str) -> dict[str, Any]:
@@ -49,8 +46,7 @@ def streamed(run: Callable[[OnStep, ShouldStop], dict[str, Any]]) -> Generator[d
     def work() -> None:
         try:
             answer = run(lambda step: events.put(step_event(step)), lambda: CLOSED if closed.is_set() else None)
-            for event in answer_events(answer):
-                events.put(event)
+            events.put(answer_event(answer))
         except BaseException as exc:  # handed to the reader of the stream, raised there
             events.put(exc)
         finally:

@@ -131,9 +131,9 @@ def _open(cfg: Config, reconcile: bool = True):
     from enrich_rag.api import EnrichRAG
 
     rag = EnrichRAG(cfg, reconcile=reconcile)
-    if rag.session.unreconciled:  # a data folder this user may read but not write; a broken graph is an error of its own
+    if rag.unreconciled:  # a data folder this user may read but not write; a broken graph is an error of its own
         console.print(
-            f"[yellow]cannot reconcile the graph ({rag.session.unreconciled}); reading it as it is — "
+            f"[yellow]cannot reconcile the graph ({rag.unreconciled}); reading it as it is — "
             "`enrich-rag graph verify` says what is wrong[/yellow]"
         )
     elif rag.repaired and rag.repaired.changed:
@@ -189,8 +189,12 @@ def query(
     question: Annotated[str, typer.Argument(help="the question")],
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
-    no_enrich: bool = typer.Option(False, "--no-enrich", help="never write to the graph"),
-    abstain: bool = typer.Option(False, "--abstain", help="say 'not found' rather than guess when still unsure"),
+    enrich: bool | None = typer.Option(
+        None, "--enrich/--no-enrich", help="may write to the graph / never writes (default: agent.allow_enrich)", show_default=False
+    ),
+    abstain: bool | None = typer.Option(
+        None, "--abstain/--guess", help="say 'not found' rather than guess when still unsure (default: agent.abstain)", show_default=False
+    ),
     as_json: JsonOption = False,
     trace_file: Path | None = typer.Option(None, "--trace", help="save the full trace as JSON here"),
     server: str | None = typer.Option(None, "--server", help="ask this running server (default: the one serving this data, if up)"),
@@ -205,21 +209,22 @@ def query(
     from enrich_rag.serve import client
 
     cfg = _config(params, config)
-    if abstain:
-        cfg = dataclasses.replace(cfg, agent=dataclasses.replace(cfg.agent, abstain=True))
+    if abstain is not None:
+        cfg = dataclasses.replace(cfg, agent=dataclasses.replace(cfg.agent, abstain=abstain))
     try:
         validate_question(question)  # before any index or model is loaded
-        url = server or (None if local or abstain else client.find_server(cfg.paths.root))
+        url = server or (None if local else client.find_server(cfg.paths.root))
         if url:
             token = client.read_token(cfg.paths.root)
-            reply = _followed(client.ask(url, question, not no_enrich, token, cfg.serve.query_timeout_s + 5), live=not as_json)
+            asked = client.ask(url, question, enrich, token, cfg.serve.query_timeout_s + 5, abstain=abstain)
+            reply = _followed(asked, live=not as_json)
             console.print(
                 f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "
                 f"ran {reply['timing']['ran_s']:.1f} s{'; read-only without its token' if reply.get('read_only') else ''})[/dim]"
             )
         else:
             with _open(cfg) as rag:
-                reply = _followed(rag.ask(question, enrich=not no_enrich, stream=True), live=not as_json)
+                reply = _followed(rag.ask(question, enrich=enrich, stream=True), live=not as_json)
     except EnrichRagError as exc:
         _fail(exc)
     answer = Answer.from_dict(reply)
@@ -229,15 +234,17 @@ def query(
 
 
 def _followed(events: Iterator[dict[str, Any]], live: bool) -> dict[str, Any]:
-    """A streamed question shown as it runs: a line per finished step (stderr), the answer's tokens as
-    they come (stdout). Returns the whole answer."""
-    from enrich_rag.agent.stream import ANSWER, STEP, TOKEN
+    """A streamed question shown as it runs: a line per finished step (stderr), then the answer (stdout).
+    Returns the whole answer."""
+    from enrich_rag.agent.stream import ANSWER, STEP
 
     with console.status("AnalyzeQuery…", spinner="dots") if live else nullcontext() as status:
         for event in events:
             if event["event"] == ANSWER:
-                if live:
-                    sys.stdout.write("\n")
+                if live and status is not None:
+                    status.stop()
+                    sys.stdout.write((event["answer"]["answer"] or "") + "\n")
+                    sys.stdout.flush()
                 return event["answer"]
             if status is None:
                 continue
@@ -245,10 +252,6 @@ def _followed(events: Iterator[dict[str, Any]], live: bool) -> dict[str, Any]:
                 line = Text.assemble(("✓ ", "green"), (event["tool"], "bold"), f" {event['seconds']:.2f}s  ", (event["summary"], "dim"))
                 console.print(line)
                 status.update(f"after {event['tool']}…")
-            elif event["event"] == TOKEN:
-                status.stop()
-                sys.stdout.write(event["text"])
-                sys.stdout.flush()
     raise EnrichRagError("the question ended without an answer")
 
 
@@ -476,7 +479,7 @@ def graph_compact(params: ParamsOption = Path("params.yaml"), config: OverlayOpt
 def graph_repair(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Restore damaged partitions from the DVC cache, or remove them with their index rows if it has no copy."""
     cfg = _config(params, config)
-    actions = _with_project(cfg, lambda rag: rag.resources.writer.repair())
+    actions = _with_project(cfg, lambda rag: rag.graph.repair())
     _emit(actions, as_json, _kv_table("repaired" if actions else "nothing to repair", actions))
 
 
@@ -490,12 +493,12 @@ def graph_verify(
     """Check partitions, index and DVC records agree; one line per finding; exit 0 only when consistent."""
     cfg = _config(params, config)
     try:
-        writer = _open(cfg, reconcile=False).resources.writer  # the graph as it is: verify must see what a killed write left
-        found = writer.verify()
+        graph = _open(cfg, reconcile=False).graph  # the graph as it is: verify must see what a killed write left
+        found = graph.verify()
         done: dict = {}
         if repair and found:
-            done = {"reconciled": str(writer.reconcile()), "repaired": writer.repair()}
-            found = writer.verify()
+            done = {"reconciled": str(graph.reconcile()), "repaired": graph.repair()}
+            found = graph.verify()
     except EnrichRagError as exc:
         _fail(exc)
     if as_json:
@@ -519,7 +522,7 @@ def graph_export(
     answer: Path | None = typer.Option(None, "--answer", help="an answer saved with `query --json`: export its evidence subgraph"),
 ) -> None:
     """Write the graph (or a version of it, or one answer's evidence subgraph) as GraphML for networkx, Gephi, Cytoscape."""
-    from enrich_rag.storage.export import graph_to_networkx, subgraph_to_networkx, version_partitions, write_graphml
+    from enrich_rag.storage.export import subgraph_to_networkx, write_graphml
 
     cfg = _config(params, config)
     try:
@@ -530,7 +533,7 @@ def graph_export(
                 raise EnrichRagError(f"{answer}: not an answer saved with `enrich-rag query --json` ({exc})") from None
         else:
             with _open(cfg) as rag:
-                graph = graph_to_networkx(rag.resources.store, version_partitions(cfg.paths.graph, upto))
+                graph = rag.graph.networkx(upto)
         write_graphml(graph, out)
     except EnrichRagError as exc:
         _fail(exc)
@@ -585,11 +588,11 @@ def graph_show(
     cfg = _config(params, config)
     try:
         with _open(cfg) as rag:
-            matches = rag.resources.store.find_nodes(entity)
+            matches = rag.graph.find(entity)
             if not matches:
                 raise EnrichRagError(f"no entity matching '{entity}'")
             node = matches[0]
-            edges = rag.resources.store.neighbors([node["id"]], limit=limit)
+            edges = rag.graph.neighbors(node["id"], limit=limit)
     except EnrichRagError as exc:
         _fail(exc)
     table = Table(title=f"{node['name']} ({node['type']}): {node['description']}", show_lines=False)

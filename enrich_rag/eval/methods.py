@@ -18,8 +18,8 @@ from enrich_rag.agent.loop import Answer
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.session import Session
 from enrich_rag.agent.trace import Trace
+from enrich_rag.api import EnrichRAG
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.ircot import ircot
@@ -178,7 +178,7 @@ def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Predi
     return Prediction(answer, _dedupe([doc for doc, _ in run.paragraphs])[:RETRIEVED], texts, trace={"thoughts": run.thoughts})
 
 
-def agent_method(session: Session, name: str) -> Callable[[QAItem], Prediction]:
+def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
     config = session.config
     agent = session.agent(
@@ -231,7 +231,7 @@ def _graph_record(trace: Trace) -> dict[str, Any]:
     return {"pagerank_top": [r.top_chunk_ids for r in trace.records(Ranked)], "enrichments": enrichments}
 
 
-def make_method(name: str, session: Session, llm: CountingLLM) -> Callable[[QAItem], Prediction]:
+def make_method(name: str, session: EnrichRAG, llm: CountingLLM) -> Callable[[QAItem], Prediction]:
     if name not in METHODS:
         raise ConfigError(f"unknown method '{name}' (expected one of: {', '.join(METHODS)})")
     resources = session.resources

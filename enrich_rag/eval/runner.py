@@ -17,7 +17,7 @@ from rich.console import Console
 from tqdm import tqdm
 
 from enrich_rag.agent.confidence import confidence_file
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config, EvalConfig, load_config
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
@@ -26,6 +26,7 @@ from enrich_rag.eval.methods import AGENT_METHODS, CountingLLM, Prediction, make
 from enrich_rag.eval.metrics import all_evidence_at_k, contains_answer, exact_match, precision_at_k, recall_at_k, token_f1
 from enrich_rag.eval.prepare import prepare_eval, questions_path, sampled_questions
 from enrich_rag.eval.report import write_report
+from enrich_rag.llm.base import LLM
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
 from enrich_rag.stages.build_keys import build_key
@@ -183,9 +184,12 @@ def run_questions(ev: EvalConfig, limit: int = 0) -> list[QAItem]:
     return sampled_questions(ev)[ev.skip :][: limit or None]
 
 
-def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = (), wide: bool = False) -> Path:
+def run_evaluation(
+    params: Path | str, overlay: Path | str, limit: int = 0, only: tuple[str, ...] = (), wide: bool = False, reader: LLM | None = None
+) -> Path:
     """`only`: run just these of the config's methods now (the report still covers every method with answers).
-    `wide`: every console column (the default fits 80 columns; table.md has them all)."""
+    `wide`: every console column (the default fits 80 columns; table.md has them all). `reader`: one
+    already loaded for the same `llm` settings (a project's own), used instead of loading another."""
     config, ev = load_eval(params, overlay)
     unknown = [m for m in only if m not in ev.methods]
     if unknown:
@@ -200,11 +204,11 @@ def run_evaluation(params: Path | str, overlay: Path | str, limit: int = 0, only
     out = run_dir / PREDICTIONS
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
 
-    llm = CountingLLM(make_llm(config.llm))
-    readonly = Session(config, llm=llm, reconcile=False)  # the build itself is never written
+    llm = CountingLLM(reader or make_llm(config.llm))
+    readonly = EnrichRAG(config, llm=llm, reconcile=False)  # the build itself is never written
     # Each enriching method grows its own copy; an interrupted enrichment is finished or rolled back first.
     writing = {
-        m: Session(writable_copy(config, run_dir / workspace_name(m)), llm=llm) for m in running if AGENT_METHODS.get(m, (False,))[0]
+        m: EnrichRAG(writable_copy(config, run_dir / workspace_name(m)), llm=llm) for m in running if AGENT_METHODS.get(m, (False,))[0]
     }
     methods = {m: make_method(m, writing.get(m, readonly), llm) for m in running}
     judge_llm = llm if ev.judge.enabled and ev.judge.backend == "same" else _judge_llm(config, ev)

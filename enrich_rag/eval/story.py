@@ -16,7 +16,7 @@ from typing import Any
 
 from enrich_rag.agent.loop import Answer
 from enrich_rag.agent.records import Enriched
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError
 from enrich_rag.eval.metrics import exact_match
@@ -56,7 +56,7 @@ def tell(
     built first when it is missing or stale, as an evaluation would."""
     if config.eval.questions:
         ensure_built(config, config.eval)
-    session = Session(writable_copy(config, workdir), llm=llm, extractor=extractor)
+    session = EnrichRAG(writable_copy(config, workdir), llm=llm, extractor=extractor)
     resources = session.resources
     try:
         # Read as one question: a planned question's hops do not enrich yet, and the story is about enrichment.

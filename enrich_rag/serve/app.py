@@ -11,12 +11,14 @@ over `serve.max_body_bytes` are refused before they are read. Errors are one lin
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from enrich_rag.agent.loop import MAX_QUESTION_CHARS, Agent, validate_question
 from enrich_rag.agent.records import QueryAnalyzed
-from enrich_rag.agent.session import Session
-from enrich_rag.agent.stream import OnStep, answer_events, error_event, step_event
+from enrich_rag.agent.stream import OnStep, answer_event, error_event, step_event
 from enrich_rag.agent.trace import QueryStopped, Step
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve import settings as settings_io
@@ -45,9 +47,21 @@ STATIC = Path(__file__).parent / "static"
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    allow_enrich: bool | None = None
+    allow_enrich: bool | None = None  # None: the server's `agent.allow_enrich` (with the token)
+    abstain: bool | None = None  # None: the server's `agent.abstain`
     conversation_id: str | None = Field(None, max_length=64)
     stream: bool = False  # server-sent events: each step as it finishes, then the answer's tokens
+
+
+@dataclass(frozen=True)
+class Asking:
+    """One question as a client sent it: what the server was asked to do, before admission."""
+
+    question: str
+    previous: Turn | None = None
+    conversation_id: str | None = None
+    enrich: bool | None = None
+    abstain: bool | None = None
 
 
 class RollbackRequest(BaseModel):
@@ -168,12 +182,12 @@ def app_from_environment() -> FastAPI:
     return app
 
 
-def create_app(config: Config, session: Session | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
-    """`session`: the opened project (reconciled; default: opened here from `config`). `host`: the
+def create_app(config: Config, rag: EnrichRAG | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:
+    """`rag`: the opened project, the one door every route goes through (default: opened here from `config`). `host`: the
     address the server is bound to (Host headers are held to it); `allowed_hosts`: more names it may
     be reached by."""
-    session = session or Session(config)
-    resources = session.resources
+    rag = rag or EnrichRAG(config)
+    resources = rag.resources
     settings_path = Path(config.paths.root) / settings_io.SETTINGS_FILE
     state: dict[str, Any] = {"overlay": settings_io.load(settings_path), "stamp": _stamp(settings_path)}
     lock = threading.Lock()
@@ -197,9 +211,10 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
         settings_io.save(settings_path, values)
         state["overlay"], state["stamp"] = values, _stamp(settings_path)
 
-    def agent() -> Agent:
+    def agent(abstain: bool | None = None) -> Agent:
         effective = settings_io.apply(config, settings_io.check(settings_io.effective(config, overlay())))
-        return session.agent(effective.agent, effective.evidence)
+        chosen = effective.agent if abstain is None else dataclasses.replace(effective.agent, abstain=abstain)
+        return rag.agent(chosen, effective.evidence)
 
     def settings_view() -> dict[str, Any]:
         current = overlay()
@@ -240,9 +255,9 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
     async def refused(_: Request, exc: EnrichRagError) -> JSONResponse:
         return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
 
-    def answer(
-        question: str, previous: Turn | None, conversation_id: str | None, allow_enrich: bool | None, ticket: Ticket, on_step: OnStep | None
-    ) -> dict[str, Any]:
+    def answer(asked_for: Asking, ticket: Ticket, on_step: OnStep | None) -> dict[str, Any]:
+        question, previous, conversation_id = asked_for.question, asked_for.previous, asked_for.conversation_id
+
         def should_stop() -> str | None:
             if ticket.cancelled.is_set():
                 return "the client disconnected"
@@ -253,8 +268,8 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
 
         asked = resolve_followup(question, previous)
         try:
-            answer = agent().answer(
-                asked, allow_enrich=allow_enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment, on_step=on_step
+            answer = agent(asked_for.abstain).answer(
+                asked, allow_enrich=asked_for.enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment, on_step=on_step
             )
         except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
             if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:
@@ -272,15 +287,13 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
     def over_limit() -> str:
         return f"question over the {limit_s:g} s time limit (serve.query_timeout_s); it stops before its next step"
 
-    def submit(
-        question: str, previous: Turn | None, conversation_id: str | None, enrich: bool | None, http: Request, on_step: OnStep | None = None
-    ) -> Ticket:
+    def submit(asked_for: Asking, http: Request, on_step: OnStep | None = None) -> Ticket:
         """The question in the reader's line (Busy when it cannot be answered in time); read-only without the token."""
         if not access.authorised(http.headers):
-            if enrich:
+            if asked_for.enrich:
                 require_token(http, "enrichment (allow_enrich)")
-            enrich = False
-        return admission.submit(lambda t: answer(question, previous, conversation_id, enrich, t, on_step), limit_s)
+            asked_for = dataclasses.replace(asked_for, enrich=False)
+        return admission.submit(lambda t: answer(asked_for, t, on_step), limit_s)
 
     def finished(ticket: Ticket, http: Request) -> dict[str, Any]:
         return ticket.future.result() | {"timing": ticket.timing(), "read_only": not access.authorised(http.headers)}
@@ -307,7 +320,8 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
     async def query(request: QueryRequest, http: Request) -> Any:
         def start(on_step: OnStep | None = None) -> Ticket:
             previous = conversations.last(request.conversation_id)
-            return submit(request.question, previous, request.conversation_id, request.allow_enrich, http, on_step)
+            asked_for = Asking(request.question, previous, request.conversation_id, request.allow_enrich, request.abstain)
+            return submit(asked_for, http, on_step)
 
         if request.stream:  # server-sent events; the answer event carries what the JSON reply would
             return events_response(start, lambda ticket: finished(ticket, http), sse)
@@ -336,7 +350,7 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
             return JSONResponse(*chat_error(str(exc).splitlines()[0], 400))
 
         def start(on_step: OnStep | None = None) -> Ticket:
-            return submit(question, previous, None, None, http, on_step)
+            return submit(Asking(question, previous), http, on_step)
 
         if request.stream:
             writer = ChunkWriter()
@@ -385,8 +399,7 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
                         except EnrichRagError as exc:
                             yield encode(error_event(str(exc)))
                             return
-                        for event in answer_events(answered):
-                            yield encode(event)
+                        yield encode(answer_event(answered))
                         yield done
                         return
                     if time.monotonic() > ticket.deadline:
@@ -427,20 +440,20 @@ def create_app(config: Config, session: Session | None = None, host: str = "127.
 
     @app.get("/api/graph/stats")
     def graph_stats() -> dict[str, Any]:
-        return resources.store.counts()
+        return rag.graph.stats()
 
     @app.get("/api/graph/partitions")
     def graph_partitions() -> list[dict[str, Any]]:
-        return resources.writer.partitions()
+        return rag.graph.partitions()
 
     @app.post("/api/graph/rollback")
     def graph_rollback(request: RollbackRequest, http: Request) -> dict[str, Any]:
         require_token(http, "rollback")
-        return resources.writer.rollback(request.partition)
+        return rag.graph.rollback(request.partition)
 
     @app.get("/api/chunk/{chunk_id}")
     def chunk(chunk_id: str) -> Any:
-        passage = resources.passages.get(chunk_id)
+        passage = rag.passage(chunk_id)
         if passage is None:
             return JSONResponse({"error": f"no chunk '{chunk_id}'"}, status_code=404)
         return passage.to_row()

@@ -99,10 +99,14 @@ def read_token(root: Path | str) -> str | None:
         return None
 
 
-def ask(url: str, question: str, allow_enrich: bool, token: str | None, timeout_s: float) -> Iterator[dict[str, Any]]:
+def ask(
+    url: str, question: str, allow_enrich: bool | None, token: str | None, timeout_s: float, abstain: bool | None = None
+) -> Iterator[dict[str, Any]]:
     """One question through the server, as the events it streams (`agent/stream.py`); enrichment only
-    with the token (without it the server reads only). An error event is raised as one line."""
-    body = {"question": question, "allow_enrich": allow_enrich and token is not None, "stream": True}
+    with the token (without it the server reads only). `None`: what the server's settings say. An
+    error event is raised as one line."""
+    enrich = False if token is None else allow_enrich
+    body = {"question": question, "allow_enrich": enrich, "abstain": abstain, "stream": True}
     with _opened(f"{url.rstrip('/')}/api/query", body, token, timeout_s) as response:
         for line in response:
             if not line.startswith(b"data: "):

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from enrich_rag.agent.stream import ANSWER, ERROR, STEP, TOKEN
+from enrich_rag.agent.stream import ANSWER, ERROR, STEP
 from enrich_rag.serve.conversation import Turn
 
 MODEL = "enrich-rag"
@@ -123,10 +123,8 @@ class ChunkWriter:
         if event["event"] == STEP:
             summary = f" {event['summary']}" if event["summary"] else ""
             out.append(self._chunk({"reasoning_content": f"{event['tool']} ({event['seconds']:.2f} s){summary}\n"}))
-        elif event["event"] == TOKEN:
-            out.append(self._chunk({"content": event["text"]}))
         elif event["event"] == ANSWER:
             answer = event["answer"]
-            tail = sources(answer["citations"]) if answer["answer"] else "(no answer)" + sources(answer["citations"])
-            out += [self._chunk({"content": tail}), self._chunk({}, "stop")]
+            content = (answer["answer"] or "(no answer)") + sources(answer["citations"])
+            out += [self._chunk({"content": content}), self._chunk({}, "stop")]
         return out

@@ -11,14 +11,15 @@ from rich.table import Table
 from enrich_rag.config import Config
 from enrich_rag.index.embeddings import dir_size
 from enrich_rag.storage.atomic import atomic_file
-from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.passages import read_chunks
 
 
 def build_summary(config: Config) -> dict:
     chunks = read_chunks(config.paths.chunks)
-    with GraphStore(config.paths.graph) as store:
-        counts = store.counts()
+    from enrich_rag.api import EnrichRAG
+
+    with EnrichRAG(config, reconcile=False) as rag:
+        counts = rag.graph.stats()
     summary = {
         "passages": len(pc.unique(chunks["doc_id"])),
         "chunks": chunks.num_rows,

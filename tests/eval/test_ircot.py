@@ -2,7 +2,7 @@
 is" ends it. The reader is scripted (the sentences are the point, not a model's wording); the corpus
 index and passage store are the real ones of the small build."""
 
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.ircot import MAX_STEPS, first_sentence
 from enrich_rag.eval.methods import CountingLLM, ircot_method
 from tests.scripted_llm import ScriptedLLM
@@ -14,7 +14,7 @@ def test_each_sentence_retrieves_and_the_answer_ends_the_chain(built_small):
     reader = ScriptedLLM(
         [("Inception was directed by Christopher Nolan. More text.", 2.0), ("Nolan was born in London. So the answer is: London.", 1.5)]
     )
-    with Session(built_small, llm=reader, reconcile=False) as session:
+    with EnrichRAG(built_small, llm=reader, reconcile=False) as session:
         prediction = ircot_method(session.resources, CountingLLM(reader), QUESTION)
     assert prediction.answer == "London"
     assert prediction.trace["thoughts"] == [
@@ -27,7 +27,7 @@ def test_each_sentence_retrieves_and_the_answer_ends_the_chain(built_small):
 
 def test_without_an_answer_the_reader_reads_what_was_retrieved(built_small):
     reader = ScriptedLLM([("Inception is a film.", 2.0)] * MAX_STEPS + [("London", 1.2)])
-    with Session(built_small, llm=reader, reconcile=False) as session:
+    with EnrichRAG(built_small, llm=reader, reconcile=False) as session:
         prediction = ircot_method(session.resources, CountingLLM(reader), QUESTION)
     assert len(prediction.trace["thoughts"]) == MAX_STEPS and prediction.answer == "London"  # the reader step's answer
 

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from enrich_rag.agent.session import Session
+from enrich_rag.api import EnrichRAG
 from enrich_rag.serve.app import create_app
 
 LOCAL = "http://127.0.0.1:8000"  # the Host the server is bound to (TestClient's own "testserver" is refused)
@@ -21,7 +21,7 @@ def _authorised(client: TestClient) -> TestClient:
 @pytest.fixture
 def client(gap_config, embedded_llm, spacy_extractor):
     """A client holding the write token."""
-    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
         yield _authorised(client)
     session.close()
@@ -90,7 +90,7 @@ def test_settings_are_an_overlay_checked_saved_and_shown(client, gap_config):
 
 def test_settings_saved_by_one_worker_process_are_what_another_shows(client, gap_config, spacy_extractor):
     # `serve --processes N`: every worker is an app on the same data folder; a second app stands in for another process.
-    session = Session(gap_config, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, extractor=spacy_extractor)
     with _authorised(_client_with(gap_config, session)) as other:
         assert other.get("/api/settings").json()["overlay"] == {}
         client.post("/api/settings", json={"k": 4})
@@ -140,7 +140,7 @@ def _client_with(config, session, host="127.0.0.1", **serve):
 
 
 def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
-    session = Session(gap_config, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, extractor=spacy_extractor)
     with _client_with(gap_config, session, max_body_bytes=4096) as client:
         big = b'{"question": "' + b"x" * 20_000_000 + b'"}'
         response = client.post("/api/query", content=big, headers={"content-type": "application/json"})
@@ -153,7 +153,7 @@ def test_a_body_over_the_limit_is_refused_unread(gap_config, spacy_extractor):
 
 
 def test_a_question_over_its_time_limit_gets_504_and_frees_its_worker(gap_config, embedded_llm, spacy_extractor):
-    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     with _client_with(gap_config, session, query_timeout_s=0.3, workers=1, expected_question_s=0.1) as client:
         response = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
         assert response.status_code == 504 and "0.3 s time limit" in response.json()["error"]
@@ -182,12 +182,12 @@ def test_a_damaged_settings_file_is_one_line_at_start(gap_config, spacy_extracto
     ]:
         saved.write_text(text)
         with pytest.raises(ConfigError, match=message) as error:
-            create_app(gap_config, Session(gap_config, extractor=spacy_extractor))
+            create_app(gap_config, EnrichRAG(gap_config, extractor=spacy_extractor))
         assert "\n" not in str(error.value) and "fix or delete the file" in str(error.value)
 
 
 def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedded_llm, spacy_extractor):
-    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     with _client_with(gap_config, session) as client:
         token_file = client.app.state.token_path
         assert token_file.stat().st_mode & 0o777 == 0o600  # readable by the user alone
@@ -211,7 +211,7 @@ def test_writes_need_the_token_and_change_nothing_without_it(gap_config, embedde
 
 
 def test_a_foreign_host_is_refused_and_a_public_bind_needs_the_token_for_reads(gap_config, spacy_extractor):
-    session = Session(gap_config, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, extractor=spacy_extractor)
     with _client_with(gap_config, session) as client:
         assert client.get("/api/health").status_code == 200
         assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
@@ -228,7 +228,7 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
     import threading
     import time
 
-    session = Session(gap_config, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, extractor=spacy_extractor)
     with _client_with(gap_config, session, workers=1, queue_size=1, expected_question_s=5, query_timeout_s=60) as client:
         admission, release = client.app.state.admission, threading.Event()
         running = admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy ...
@@ -252,7 +252,7 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
 def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
     """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
     that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""
-    session = Session(gap_config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
     with _client_with(gap_config, session, enrich_reserve_s=0, query_timeout_s=120) as client:
         client = _authorised(client)
         question = {"question": "Where was Christopher Nolan born?", "allow_enrich": True}
@@ -277,7 +277,7 @@ def test_a_planned_question_returns_its_chain_and_draws_every_hops_passages(gap_
 
     plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
     reader = ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)])
-    session = Session(gap_config, llm=reader, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=reader, extractor=spacy_extractor)
     with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
         data = client.post("/api/query", json={"question": "Where was the director of Inception born?", "allow_enrich": False}).json()
     session.close()

@@ -10,7 +10,7 @@ import pytest
 
 openai = pytest.importorskip("openai")
 
-from enrich_rag.agent.session import Session  # noqa: E402
+from enrich_rag.api import EnrichRAG  # noqa: E402
 from enrich_rag.serve.app import create_app  # noqa: E402
 from tests.scripted_llm import ScriptedLLM  # noqa: E402
 from tests.serve.conftest import serving  # noqa: E402
@@ -19,7 +19,7 @@ from tests.serve.conftest import serving  # noqa: E402
 @pytest.fixture
 def chat(gap_config, spacy_extractor):
     reader = ScriptedLLM([("Christopher Nolan", 1.1)])
-    session = Session(gap_config, llm=reader, extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=reader, extractor=spacy_extractor)
     app = create_app(gap_config, session)
     with serving(app) as url:
         token = app.state.token_path.read_text().strip()

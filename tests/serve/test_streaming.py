@@ -1,4 +1,4 @@
-"""Streaming: a question's steps as they finish, then the answer's tokens, then the whole answer; through
+"""Streaming: a question's steps as they finish, then the whole answer; through
 `EnrichRAG.ask(stream=True)`, the server's server-sent events, the CLI, and closing a stream mid-way.
 
 The reader is scripted where what a model says is not the point (the order and timing of events is);
@@ -13,8 +13,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from enrich_rag.agent.session import Session
-from enrich_rag.agent.stream import ANSWER, STEP, TOKEN, streamed
+from enrich_rag.agent.stream import ANSWER, STEP, streamed
 from enrich_rag.agent.trace import QueryStopped, Trace
 from enrich_rag.api import EnrichRAG
 from enrich_rag.serve.app import create_app
@@ -30,16 +29,13 @@ def _sse(response) -> list[dict]:
 
 def _check_order(events: list[dict]) -> dict:
     kinds = [e["event"] for e in events]
-    assert kinds[-1] == ANSWER and kinds.count(ANSWER) == 1
-    first_token = kinds.index(TOKEN)
-    assert set(kinds[:first_token]) == {STEP} and set(kinds[first_token:-1]) == {TOKEN}  # steps, then tokens, then the answer
+    assert kinds == [STEP] * (len(kinds) - 1) + [ANSWER]  # each step as it finished, then the answer once
     answer = events[-1]["answer"]
-    assert "".join(e["text"] for e in events if e["event"] == TOKEN) == answer["answer"]
     assert [e["tool"] for e in events if e["event"] == STEP] == [s["tool"] for s in answer["trace"]["steps"]]
     return answer
 
 
-def test_ask_streams_each_step_then_the_answer_tokens(gap_config, spacy_extractor):
+def test_ask_streams_each_step_then_the_answer(gap_config, spacy_extractor):
     rag = EnrichRAG(gap_config, llm=ScriptedLLM([("Christopher Nolan", 1.1)]))
     try:
         answer = _check_order(list(rag.ask(QUESTION, enrich=False, stream=True)))
@@ -101,7 +97,7 @@ def test_an_error_in_the_question_is_raised_to_the_reader_of_the_stream_and_its_
 
 @pytest.fixture
 def served(gap_config, spacy_extractor):
-    session = Session(gap_config, llm=ScriptedLLM([("Christopher Nolan", 1.1)]), extractor=spacy_extractor)
+    session = EnrichRAG(gap_config, llm=ScriptedLLM([("Christopher Nolan", 1.1)]), extractor=spacy_extractor)
     with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
         yield client
     session.close()
@@ -121,7 +117,7 @@ def test_a_streamed_question_over_its_time_limit_ends_with_an_error_event(gap_co
     import dataclasses
 
     config = dataclasses.replace(gap_config, serve=dataclasses.replace(gap_config.serve, query_timeout_s=0.3, expected_question_s=0.1))
-    session = Session(config, llm=embedded_llm, extractor=spacy_extractor)
+    session = EnrichRAG(config, llm=embedded_llm, extractor=spacy_extractor)
     with TestClient(create_app(config, session), base_url=LOCAL) as client:
         with client.stream("POST", "/api/query", json={"question": QUESTION, "allow_enrich": False, "stream": True}) as response:
             events = _sse(response)

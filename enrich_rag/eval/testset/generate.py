@@ -16,7 +16,6 @@ import json
 import random
 import re
 from collections import Counter
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,6 @@ from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, KINDS, SINGLE
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import comparison_prompt, description_prompt, question_prompt
 from enrich_rag.storage.atomic import atomic_file
-from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.passages import PassageStore
 from enrich_rag.text import content_words
 
@@ -243,7 +241,10 @@ def generate_testset(
     seen: set[tuple[str, ...]] = {tuple(k) for k in saved.get("seen", [])}
     if saved:
         report.restore(saved["report"])
-    with GraphStore(config.paths.graph) as store, closing(PassageStore(config.paths.chunks)) as passages:
+    from enrich_rag.api import EnrichRAG
+
+    with EnrichRAG(config, reconcile=False, llm=llm) as rag:
+        store, passages = rag.resources.store, rag.resources.passages
         pools = candidates(store, settings.seed)
         generator = Generator(settings, llm, passages, config.llm.max_new_tokens)
         generator.kept_words = [content_words(r["question"]) for r in rows]

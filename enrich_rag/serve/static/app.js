@@ -72,9 +72,6 @@ function showEvent(event) {
     if (event.summary) item.append(text("div", event.summary, "muted"));
     $("timeline").append(item);
     $("status").textContent = `thinking… ${event.tool} done`;
-  } else if (event.event === "token") {
-    $("answer").dataset.state = "streaming";
-    $("answer").textContent += event.text;
   }
 }
 
