@@ -30,9 +30,9 @@ RANKS = {
     "stages": 4,
     "evidence": 4,  # the offline build; evidence selection
     "agent": 5,  # the four tools and the loop
-    "eval": 6,
-    "serve": 6,  # interfaces
-    "api": 7,  # the Python API (EnrichRAG): the front door
+    "api": 6,  # EnrichRAG: the one door to a project's stores and loop
+    "eval": 7,
+    "serve": 7,  # interfaces and the evaluation, each through the door
     "cli": 8,
     "__init__": 9,  # the package's front door re-exports the API (lazily)
 }

@@ -199,14 +199,6 @@ class EnrichRAG:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""
         return self.resources.remove_documents(list(doc_ids))
 
-    def evaluate(self, config: Path | str, limit: int = 0, methods: tuple[str, ...] = ()) -> Path:
-        """A benchmark run (`configs/<dataset>.yaml`); returns its results folder (metrics.json, table.md)."""
-        from enrich_rag.eval.runner import run_evaluation
-
-        evaluated = load_config(self.params, config)
-        reader = self.resources.llm if evaluated.llm == self.config.llm else None  # the reader this project loaded
-        return run_evaluation(self.params, config, limit, methods, reader=reader)
-
     def close(self) -> None:
         self.resources.close()
 

@@ -110,7 +110,9 @@ def summary(params: ParamsOption = Path("params.yaml"), config: OverlayOption = 
     from enrich_rag.stages.summary import build_summary, summary_table
 
     try:
-        data = build_summary(_config(params, config))
+        cfg = _config(params, config)
+        with _open(cfg, reconcile=False) as rag:
+            data = build_summary(cfg, rag.graph.stats())
     except EnrichRagError as exc:
         _fail(exc)
     _emit(data, as_json, summary_table(data))

@@ -14,12 +14,9 @@ from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.passages import read_chunks
 
 
-def build_summary(config: Config) -> dict:
+def build_summary(config: Config, counts: dict) -> dict:
+    """`counts`: the graph's, as the project's door gives them (`EnrichRAG.graph.stats()`)."""
     chunks = read_chunks(config.paths.chunks)
-    from enrich_rag.api import EnrichRAG
-
-    with EnrichRAG(config, reconcile=False) as rag:
-        counts = rag.graph.stats()
     summary = {
         "passages": len(pc.unique(chunks["doc_id"])),
         "chunks": chunks.num_rows,

@@ -2,6 +2,7 @@
 
 import duckdb
 
+from enrich_rag.api import EnrichRAG
 from enrich_rag.index.embeddings import open_index, search
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.stages.summary import build_summary
@@ -28,7 +29,8 @@ def test_offline_stages_build_a_consistent_graph_and_indexes(built_small):
         top = search_graph(graph_index, "Christopher Nolan", 3, config.embeddings)
         assert top[0]["id"] == node_id("Christopher Nolan") and top[0]["kind"] == "node"
 
-    summary = build_summary(config)
+    with EnrichRAG(config, reconcile=False) as rag:
+        summary = build_summary(config, rag.graph.stats())
     assert summary["passages"] == 5 and summary["partitions"] == 1 and summary["nodes"] > 10
 
 
