@@ -14,6 +14,7 @@ import pytest
 
 from enrich_rag.agent.citations import PassageCitation
 from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.records import Ranked
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
     ANSWER,
@@ -167,6 +168,12 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     # The gap the graph could see came first: the top passage the seed never read (the Nolan page).
     assert [c for c in enriched["unread_candidates"] if c.startswith("nolan::")]
     assert enriched["new_chunks"][0] == enriched["unread_candidates"][0]
+    # The retry walked the new partition: its neighbourhood holds the facts just written, which the first
+    # round's did not, and what it read comes from the page the enrichment extracted.
+    before, after = answer.trace.records(Ranked)
+    assert after.wire["pagerank_graph"][1] > before.wire["pagerank_graph"][1]
+    new_facts = {e["id"] for e in resources.store.rows_of([enriched["partition"]])[1]}
+    assert new_facts and any(c.startswith("nolan::") for c in _outputs(answer, "EnrichContext")[-1]["chunk_ids"])
 
 
 def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader_again(world, tmp_path, spacy_extractor):

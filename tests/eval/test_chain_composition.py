@@ -34,8 +34,9 @@ def test_only_chains_are_composed_and_the_final_read_sees_every_hops_answer_and_
         "d2::c0": Passage("d2::c0", "d2", "Ann", "Ann died in Paris."),
     }
     llm = ScriptedLLM([("Paris", 1.2)])
-    assert composed(llm, found[0], texts, 16) == "Paris"
-    (prompt,) = llm.prompts
+    composed(llm, found[0], texts, 16)
+    (prompt,) = llm.prompts  # one read for the whole chain
     assert "Question: Where did the director of X die?" in prompt
-    assert "Who directed X? | is answered by | Ann" in prompt and "Where did Ann die? | is answered by | Paris" in prompt
-    assert "X was directed by Ann." in prompt and "Ann died in Paris." in prompt
+    facts = [prompt.index("Who directed X? | is answered by | Ann"), prompt.index("Where did Ann die? | is answered by | Paris")]
+    passages = [prompt.index("X was directed by Ann."), prompt.index("Ann died in Paris.")]
+    assert facts == sorted(facts) and max(facts) < min(passages)  # the hops' answers in hop order, then their passages

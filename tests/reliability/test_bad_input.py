@@ -10,6 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from enrich_rag.agent.records import QueryAnalyzed, Tool
 from enrich_rag.agent.resources import Resources
 from enrich_rag.cli.main import app
 from enrich_rag.config import ExtractionConfig, LLMConfig
@@ -62,8 +63,12 @@ def test_mixed_script_question_is_answered(gap_config, embedded_llm, spacy_extra
     answer = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)).answer(
         "Кто режиссёр Inception? 谁导演了 Inception?", allow_enrich=False
     )
-    # Query analysis and the plan come first, then the graph loop runs as for any question.
-    assert answer.citations and answer.trace.tools()[:2] == ["AnalyzeQuery", "Plan"] and "EnrichContext" in answer.trace.tools()
+    # Query analysis and the plan come first, then the graph loop runs as for any question: the Latin-script
+    # name is found among the other scripts, its page is read and cited, and the reader gives an answer.
+    assert answer.trace.tools()[:2] == [Tool.ANALYZE_QUERY, Tool.PLAN] and Tool.ENRICH_CONTEXT in answer.trace.tools()
+    analyzed = answer.trace.first(QueryAnalyzed)
+    assert analyzed is not None and "Inception" in analyzed.analysis.entities
+    assert any(c.doc_id == "inception" for c in answer.citations) and answer.answer.strip()
 
 
 def test_missing_dvc_repo_fails_before_any_write(gap_config, embedded_llm, spacy_extractor, tmp_path):

@@ -235,13 +235,12 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
         while not admission.health()["running"]:
             time.sleep(0.01)
         waiting = admission.submit(lambda ticket: None, 60)  # ... and the line is full
-        elapsed = []
-        for _ in range(5):  # the fastest of five: a busy test machine only adds to each; a refusal that waited adds to all
-            start = time.perf_counter()
+        for _ in range(5):
             response = client.post("/api/query", json={"question": "Who directed Inception?"})
-            elapsed.append(time.perf_counter() - start)
             assert response.status_code == 503
-        assert min(elapsed) < 0.1 and max(elapsed) < 2, elapsed
+        # Refused without waiting for a place: the busy job holds the reader until released, so a
+        # refusal that had waited for room could not have come back before it finished.
+        assert not running.future.done() and not waiting.future.done()
         assert int(response.headers["Retry-After"]) >= 1 and "questions are waiting" in response.json()["error"]
         health = client.get("/api/health").json()
         assert health["queued"] == 1 and health["running"] == 1 and health["refused"] == 5 and health["rss_mb"] > 0

@@ -77,8 +77,23 @@ def test_an_unknown_model_and_a_missing_question_are_one_line_errors(chat):
         client.chat.completions.create(model="enrich-rag", messages=[{"role": "assistant", "content": "Hello"}])
 
 
-def test_without_the_key_a_question_only_reads(chat):
-    _, _, url = chat
-    anonymous = openai.OpenAI(base_url=f"{url}/v1", api_key="not-the-token", max_retries=0)
-    reply = anonymous.chat.completions.create(model="enrich-rag", messages=[{"role": "user", "content": "Who directed Inception?"}])
-    assert reply.model_extra["enrich_rag"]["read_only"] is True
+def test_without_the_key_a_question_only_reads(gap_config, spacy_extractor):
+    """The reader stays unsure (perplexity far over the threshold), so a question that may write enriches:
+    with the key it does, without it the same question reads only and writes nothing."""
+    rag = EnrichRAG(gap_config, llm=ScriptedLLM([("Paris", 50.0)]), extractor=spacy_extractor)
+    app = create_app(gap_config, rag)
+    ask = {"model": "enrich-rag", "messages": [{"role": "user", "content": "Where was the director of Inception born?"}]}
+    try:
+        with serving(app) as url:
+            token = app.state.token_path.read_text().strip()
+            anonymous = openai.OpenAI(base_url=f"{url}/v1", api_key="not-the-token", max_retries=0)
+            read = anonymous.chat.completions.create(**ask).model_extra["enrich_rag"]
+            assert read["read_only"] is True and read["trace"]["partitions_written"] == []
+            assert "EnrichGraph" not in [s["tool"] for s in read["trace"]["steps"]]
+            assert [p["partition"] for p in rag.graph.partitions()] == ["seed"]
+
+            keyed = openai.OpenAI(base_url=f"{url}/v1", api_key=token, max_retries=0)
+            wrote = keyed.chat.completions.create(**ask).model_extra["enrich_rag"]
+            assert wrote["read_only"] is False and "EnrichGraph" in [s["tool"] for s in wrote["trace"]["steps"]]
+    finally:
+        rag.close()
