@@ -33,11 +33,12 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from benchmarks.retrieval_study import retrieval_study
 from enrich_rag.agent.enrich_graph import enrich_graph
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
-from enrich_rag.eval.runner import ensure_built, retrieval_study
+from enrich_rag.eval.runner import ensure_built
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.storage.passages import read_passages

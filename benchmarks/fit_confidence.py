@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.perplexity_signal import auroc, auroc_interval
-from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, features_of, fit_wrong_answer_model
+from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, feature_matrix, features_of
 from enrich_rag.config import load_config
 from enrich_rag.eval.stats import with_ci
 from enrich_rag.llm.models import model_name
@@ -59,6 +60,28 @@ def examples(run: Path, params: str, method: str) -> list[dict[str, Any]]:
             continue
         out.append({"id": r["id"], "features": row_features(r, texts), "wrong": not r["em"]})
     return out
+
+
+def fit_wrong_answer_model(
+    rows: Sequence[Mapping[str, float]], wrong: Sequence[bool], l2: float = 1.0, steps: int = 50
+) -> WrongAnswerModel:
+    """L2-regularised logistic regression by Newton's method: a few hundred dev answers, seven features."""
+    x = feature_matrix(rows)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    y = np.asarray(wrong, dtype=float)
+    w = np.zeros(z.shape[1])
+    penalty = np.diag([l2] * len(FEATURES) + [0.0])  # the bias is not shrunk
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        gradient = z.T @ (p - y) + penalty @ w
+        hessian = z.T @ (z * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return WrongAnswerModel(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mean), tuple(float(v) for v in scale))
 
 
 def row_features(row: dict[str, Any], texts: dict[str, str]) -> dict[str, float]:

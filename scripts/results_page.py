@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from enrich_rag.eval.expectations import readme_with, what_to_expect
-from enrich_rag.eval.results_page import ARCHIVE, render, render_archive
+import _repo  # noqa: F401  (benchmarks/ is not installed)
+
+from benchmarks.expectations import readme_with, what_to_expect
+from benchmarks.results_page import ARCHIVE, render, render_archive
 from enrich_rag.storage.atomic import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]

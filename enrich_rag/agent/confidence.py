@@ -5,7 +5,7 @@ fired on nearly every question. These features are ones any corpus has: how sure
 the answer, whether its reads agreed, whether what it read states the answer (every hop's, for a
 chain), how much of the question's entities the selection covered, and the answer's shape (one of the
 question's own names, a yes or no: a choice between two is right more often). A logistic model over them
-is fitted by `scripts/fit_confidence.py` on a run's predictions, and reported only on questions it was
+is fitted by `scripts/fit_confidence.py` (`benchmarks/fit_confidence.py`) on a run's predictions, and reported only on questions it was
 not fitted on. A model fitted on other datasets does not carry over to a new corpus (the share of wrong
 answers differs from corpus to corpus), so the loop reads the one fitted for its own corpus:
 `<paths.root>/confidence.json`, fitted on synthetic questions over that corpus (`enrich-rag testset
@@ -76,7 +76,7 @@ def answer_features(question: str, answer: str, trace: Mapping[str, Any], read: 
     }
 
 
-def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+def feature_matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
     return np.array([[float(r[f]) for f in FEATURES] for r in rows], dtype=float).reshape(len(rows), len(FEATURES))
 
 
@@ -90,7 +90,7 @@ class WrongAnswerModel:
     scale: tuple[float, ...]
 
     def probabilities(self, rows: Sequence[Mapping[str, float]]) -> np.ndarray:
-        z = (_matrix(rows) - np.array(self.mean)) / np.array(self.scale)
+        z = (feature_matrix(rows) - np.array(self.mean)) / np.array(self.scale)
         return 1.0 / (1.0 + np.exp(-(z @ np.array(self.weights) + self.bias)))
 
     def probability(self, features: Mapping[str, float]) -> float:
@@ -110,28 +110,6 @@ class WrongAnswerModel:
         if list(data.get("features", [])) != list(FEATURES):
             raise ValueError(f"the confidence model was fitted on features {data.get('features')}, not {list(FEATURES)}: refit it")
         return cls(tuple(data["weights"]), float(data["bias"]), tuple(data["mean"]), tuple(data["scale"]))
-
-
-def fit_wrong_answer_model(
-    rows: Sequence[Mapping[str, float]], wrong: Sequence[bool], l2: float = 1.0, steps: int = 50
-) -> WrongAnswerModel:
-    """L2-regularised logistic regression by Newton's method: a few hundred dev answers, seven features."""
-    x = _matrix(rows)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    y = np.asarray(wrong, dtype=float)
-    w = np.zeros(z.shape[1])
-    penalty = np.diag([l2] * len(FEATURES) + [0.0])  # the bias is not shrunk
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(z @ w)))
-        gradient = z.T @ (p - y) + penalty @ w
-        hessian = z.T @ (z * (p * (1 - p))[:, None]) + penalty
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return WrongAnswerModel(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mean), tuple(float(v) for v in scale))
 
 
 def confidence_file(root: Path | str) -> Path:

@@ -70,14 +70,6 @@ def ensure_built(config: Config, ev: EvalConfig) -> None:
     build(config, ev.dataset, None if ev.over_built_corpus else prepare)
 
 
-def retrieval_study(params: Path | str, overlay: Path | str, limit: int = 0) -> tuple[Config, EvalConfig, list]:
-    """What the retrieval-only studies (no reader) start from: the built dataset and its sampled
-    questions that have gold passages, in the evaluation's fixed order."""
-    config, ev = load_eval(params, overlay)
-    ensure_built(config, ev)
-    return config, ev, [i for i in sampled_questions(ev)[: limit or None] if i.has_gold]
-
-
 def read_predictions(path: Path) -> list[dict[str, Any]]:
     """Finished lines; a line cut short by an interruption is dropped (and rewritten away)."""
     if not path.is_file():

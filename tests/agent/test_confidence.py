@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.fit_confidence import calibration
-from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, answer_features, fit_wrong_answer_model
+from benchmarks.fit_confidence import calibration, fit_wrong_answer_model
+from enrich_rag.agent.confidence import FEATURES, WrongAnswerModel, answer_features
 
 QUESTION = "Where was the director of Inception born?"
 NOLAN = "Christopher Nolan: Nolan was born in London in 1970."

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from enrich_rag.eval.results_page import render
+from benchmarks.results_page import render
 from tests.conftest import PROJECT_ROOT
 
 
@@ -74,7 +74,7 @@ def test_a_run_outside_the_committed_files_changes_nothing(tmp_path):
 
 
 def test_superseded_runs_go_to_the_archive_and_studies_stay(tmp_path):
-    from enrich_rag.eval.results_page import render_archive
+    from benchmarks.results_page import render_archive
 
     _run(tmp_path, "hotpotqa", "small", 10, {"enrichrag_no_enrich": 0.3})
     _run(tmp_path, "hotpotqa", "large", 20, {"enrichrag_no_enrich": 0.3})
@@ -85,7 +85,7 @@ def test_superseded_runs_go_to_the_archive_and_studies_stay(tmp_path):
 
 
 def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_oracle(tmp_path, monkeypatch):
-    from enrich_rag.eval import expectations
+    from benchmarks import expectations
 
     _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
     _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")

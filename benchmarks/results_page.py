@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from enrich_rag.eval.expectations import what_to_expect
+from benchmarks.expectations import what_to_expect
 from enrich_rag.eval.stats import with_ci
 
 RUN_COLUMNS = ("n", "em", "f1", "acc", "all@2", "all@5", "recall@5", "unsure_share", "iterations", "latency_p50_s")
