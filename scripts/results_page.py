@@ -1,5 +1,6 @@
-"""Write docs/results.md, its archive and the README's what-to-expect table from results/**/metrics.json and
-bench_results/*.json (`--check`: fail if any differs from what the files give).
+"""Write docs/results.md and the README's what-to-expect table from results/**/metrics.json and
+bench_results/*.json (`--check`: fail if either differs from what the files give). The archive of
+superseded runs (docs/results-archive.md) is frozen: their folders live in git history.
 
 All read only the files git tracks (all of them outside a git checkout): a run of your own that you
 have not committed neither appears on the pages nor makes the check fail."""
@@ -12,7 +13,7 @@ from pathlib import Path
 import _repo  # noqa: F401  (benchmarks/ is not installed)
 
 from benchmarks.expectations import readme_with, what_to_expect
-from benchmarks.results_page import ARCHIVE, render, render_archive
+from benchmarks.results_page import render
 from enrich_rag.storage.atomic import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,6 @@ if __name__ == "__main__":
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     failed = [
         write_or_check(ROOT / "docs/results.md", render(ROOT, only), check, REGENERATE),
-        write_or_check(ROOT / ARCHIVE, render_archive(ROOT, only), check, REGENERATE),
         write_or_check(ROOT / "README.md", readme_with(readme, what_to_expect(ROOT, only)), check, REGENERATE),
     ]
     sys.exit(max(failed))

@@ -132,12 +132,14 @@ def check_fingerprint(run_dir: Path, current: str) -> None:
     path.write_text(current + "\n")
 
 
-def write_resolved_config(run_dir: Path, config: Config, ev: EvalConfig) -> None:
-    """The settings this run answered with, every default filled in, beside its results."""
+def write_resolved_config(run_dir: Path, config: Config, ev: EvalConfig, ran: set[str]) -> None:
+    """The settings this run answered with, every default filled in, beside its results; its methods are
+    the ones that answered (`ran`), not every method the config could have run."""
     import dataclasses
 
     import yaml
 
+    ev = dataclasses.replace(ev, methods=tuple(m for m in ev.methods if m in ran))
     data = dataclasses.asdict(config) | {"eval": dataclasses.asdict(ev)}
     with atomic_file(run_dir / RESOLVED_CONFIG) as tmp:
         tmp.write_text(yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False), encoding="utf-8")
@@ -192,9 +194,9 @@ def run_evaluation(
     run_dir = run_folder(ev)
     run_dir.mkdir(parents=True, exist_ok=True)
     check_fingerprint(run_dir, fingerprint(config, ev))
-    write_resolved_config(run_dir, config, ev)
     out = run_dir / PREDICTIONS
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
+    write_resolved_config(run_dir, config, ev, {m for _, m in done} | set(running))
 
     llm = CountingLLM(reader or make_llm(config.llm))
     readonly = EnrichRAG(config, llm=llm, reconcile=False)  # the build itself is never written
@@ -221,6 +223,7 @@ def run_evaluation(
         for session in (readonly, *writing.values()):
             session.close()
     rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
+    write_resolved_config(run_dir, config, ev, {r["method"] for r in read_predictions(out)})
     write_report(rows, ev, config, run_dir, wide)
     return run_dir
 
