@@ -88,7 +88,7 @@ def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_ora
     _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
     _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")
     (tmp_path / "results/hops/musique/new/config.yaml").write_text("agent:\n  hops: true\n")
-    monkeypatch.setattr(expectations, "CURRENT_RUNS", {"musique": "results/hops/musique/new", "nq": "results/nq/missing"})
+    monkeypatch.setattr(expectations, "CURRENT_RUNS", {"musique": ("results/hops/musique/new", True), "nq": ("results/nq/missing", False)})
     (tmp_path / "bench_results").mkdir()
     bench = {
         "commit": "abc1234",
@@ -106,7 +106,7 @@ def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_ora
     assert "| build 100 documents (`enrich-rag build`) | 95 s, peak 1.4 GB |" in text
     assert "| 0.0 s / 6.2 s (p95 11.0 s) |" in text and "24.0 s; 80% of them enriched" in text
     row = next(line for line in block if line.startswith("| MuSiQue"))
-    assert row.startswith("| MuSiQue | hops | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
+    assert row.startswith("| MuSiQue | hops | yes | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
     assert "| NQ-Open" not in text  # a named run that is not there is left out
     readme = "intro\n<!-- what-to-expect: start -->\nstale\n<!-- what-to-expect: end -->\nrest\n"
     assert (
