@@ -19,7 +19,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from benchmarks.agent import _pct
-from enrich_rag.agent.plan import SINGLE
+from enrich_rag.agent.plan import ONE_HOP
 from enrich_rag.agent.records import Planned
 from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import CountingLLM
@@ -54,13 +54,13 @@ def measure(params: str, overlay: str, first: int, last: int, llm: CountingLLM) 
             before = llm.calls
             answer = agent.answer(item.question, allow_enrich=False)
             planned = answer.trace.first(Planned)
-            kind = planned.plan.kind if planned else SINGLE
+            kind = planned.plan.kind if planned else ONE_HOP
             rows.append({"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind})
     return {
         "range": [first, last],
         "all": _summary(rows),
-        "one_hop": _summary([r for r in rows if r["plan"] == SINGLE]),
-        "hops": _summary([r for r in rows if r["plan"] != SINGLE]),
+        "one_hop": _summary([r for r in rows if r["plan"] == ONE_HOP]),
+        "hops": _summary([r for r in rows if r["plan"] != ONE_HOP]),
         "rows": rows,
     }
 

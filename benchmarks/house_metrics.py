@@ -62,14 +62,14 @@ def step_names_read_outside_agent(root: Path) -> list[str]:
 
 
 def longest_function(root: Path, room: str) -> dict[str, Any]:
-    best = {"function": "", "lines": 0}
+    name, longest = "", 0
     for path in _py(root / "enrich_rag" / room):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
                 lines = node.end_lineno - node.lineno + 1
-                if lines > best["lines"]:
-                    best = {"function": f"{path.relative_to(root).as_posix()}:{node.name}", "lines": lines}
-    return best
+                if lines > longest:
+                    name, longest = f"{path.relative_to(root).as_posix()}:{node.name}", lines
+    return {"function": name, "lines": longest}
 
 
 def results_tree(root: Path) -> dict[str, int]:

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.plan import CHAIN, PARALLEL, PLAN_SCHEMA, SINGLE, make_plan
+from enrich_rag.agent.plan import CHAIN, ONE_HOP, PARALLEL, PLAN_SCHEMA, make_plan
 from enrich_rag.config import load_config
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.stats import bootstrap, paired_difference
@@ -41,7 +41,7 @@ QUESTIONS = {
 def expected(dataset: str, item: QAItem) -> tuple[str, int]:
     """The plan kind and number of hops the question's shape calls for (0: any number above one)."""
     if dataset == "nq":
-        return SINGLE, 1
+        return ONE_HOP, 1
     if dataset == "musique":
         return CHAIN, len(item.hops)
     if "comparison" in item.type:
@@ -70,8 +70,8 @@ def study(dataset: str, items: list[QAItem], llm: Any) -> dict[str, Any]:
                 "kind": plan.kind,
                 "note": plan.note,
                 "expected_kind": kind,
-                "multi": plan.kind != SINGLE,
-                "right_shape": (plan.kind == SINGLE) if kind == SINGLE else (plan.kind != SINGLE),
+                "multi": plan.kind != ONE_HOP,
+                "right_shape": (plan.kind == ONE_HOP) if kind == ONE_HOP else (plan.kind != ONE_HOP),
                 "gold_hops": hops or None,
                 "gold_count": len(plan.hops) == hops if hops > 1 else None,
             }

@@ -19,7 +19,7 @@ from enrich_rag.text import asks_yes_no, content_words
 WH_TAGS = {"WDT", "WP", "WP$", "WRB"}
 # Left beside the slot, these ask for the described thing's name, not for something about it ("#1 is called what").
 NAMING = {"called", "known", "named", "name", "referred"}
-SLOT = "#1"
+FIRST_ANSWER = "#1"
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,8 @@ def bridge_split(question: str, nlp) -> BridgeSplit | None:
         if _cuts(doc, start, end):
             continue
         span = doc[start:end]
-        rest = doc[:start].text_with_ws + SLOT + span[-1].whitespace_ + doc[end:].text
-        if not content_words(rest.replace(SLOT, " ")) - NAMING - answer_type:
+        rest = doc[:start].text_with_ws + FIRST_ANSWER + span[-1].whitespace_ + doc[end:].text
+        if not content_words(rest.replace(FIRST_ANSWER, " ")) - NAMING - answer_type:
             continue  # nothing left to ask but the thing itself ("What is the capital of France?", "#1 is called what")
         return BridgeSplit(span.text, f"What is {span.text}?", rest)
     return None

@@ -36,7 +36,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|von|van|and)?\s
 @dataclass
 class EnrichResult:
     expansion_query: str
-    query_source: str  # llm | template
+    query_source: str  # llm | template (its output unusable) | random (the control) | none (no query needed)
     searched: list[str] = field(default_factory=list)
     unread_candidates: list[str] = field(default_factory=list)  # the structural gaps, read first
     new_chunks: list[str] = field(default_factory=list)

@@ -15,7 +15,7 @@ from typing import Any
 from enrich_rag.agent.citations import HOP_FACT_PREFIX
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.sufficiency import Evidence, Sufficiency, reading_line, recorded
-from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
+from enrich_rag.evidence.query_analysis import SINGLE_HOP, QueryAnalysis
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
@@ -84,7 +84,7 @@ def hop_analysis(analysis: QueryAnalysis, answers: Sequence[str]) -> QueryAnalys
     first (the bridge the graph links)."""
     named = [a for a in answers if a and normalize_answer(a) and states(analysis.question, a)]
     entities = tuple({node_id(e): e for e in [*named, *analysis.entities]}.values())
-    return dataclasses.replace(analysis, entities=entities, kind=SINGLE, parts=())
+    return dataclasses.replace(analysis, entities=entities, kind=SINGLE_HOP, parts=())
 
 
 def chain_evidence(hops: Sequence[Hop]) -> list[Evidence]:

@@ -31,11 +31,11 @@ from typing import Any
 from enrich_rag.agent.citations import Citation, citation_from_dict, citations
 from enrich_rag.agent.confidence import WrongAnswerModel, confidence_file, confidence_summary, features_of, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
-from enrich_rag.agent.descriptions import SLOT, bridge_split
+from enrich_rag.agent.descriptions import FIRST_ANSWER, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, same_answer
-from enrich_rag.agent.plan import CHAIN, SINGLE, Plan, make_plan, one_hop
+from enrich_rag.agent.plan import CHAIN, ONE_HOP, Plan, make_plan, one_hop
 from enrich_rag.agent.records import (
     Bridged,
     ComparedSides,
@@ -238,7 +238,7 @@ class Agent:
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         asked = Asked(self._analyze(question, trace), trace, allow, time_for_enrichment)
         plan = self._plan(asked) if self.config.hops else one_hop(question)
-        hops, best = self._whole(asked) if plan.kind == SINGLE else self._chain(asked, plan)
+        hops, best = self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
         text = self._compared(asked, best)
         cited, chain = citations(best.evidence), [h.record() for h in hops]
         confidence = self._confidence(asked, text, best, chain)
@@ -367,7 +367,7 @@ class Agent:
             step.record = Bridged(split, whole.best.answer, first.answer, goes_on)
         if not goes_on:
             return None
-        second, _ = self._hop(asked, split.rest.replace(SLOT, first.answer), 2, [first.answer])
+        second, _ = self._hop(asked, split.rest.replace(FIRST_ANSWER, first.answer), 2, [first.answer])
         hops = [first, second]
         return hops, self._composed(asked, CHAIN, hops)
 

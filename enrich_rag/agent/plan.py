@@ -26,13 +26,13 @@ from enrich_rag.text import content_words
 
 MAX_HOPS = 4
 PLAN_TOKENS = 96
-SLOT = re.compile(r"#(\d+)")
+SLOT_PATTERN = re.compile(r"#(\d+)")
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"hops": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_HOPS}},
     "required": ["hops"],
 }
-SINGLE, CHAIN, PARALLEL = "single", "chain", "parallel"
+ONE_HOP, CHAIN, PARALLEL = "single", "chain", "parallel"
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,12 @@ class Plan:
     def kind(self) -> str:
         """single: one hop; chain: a later hop names an earlier answer; parallel: independent hops."""
         if len(self.hops) == 1:
-            return SINGLE
-        return CHAIN if any(SLOT.search(h) for h in self.hops) else PARALLEL
+            return ONE_HOP
+        return CHAIN if any(SLOT_PATTERN.search(h) for h in self.hops) else PARALLEL
 
     def filled(self, index: int, answers: Sequence[str]) -> str:
         """Hop `index` with every `#n` replaced by hop n's answer."""
-        return SLOT.sub(lambda m: answers[int(m.group(1)) - 1], self.hops[index])
+        return SLOT_PATTERN.sub(lambda m: answers[int(m.group(1)) - 1], self.hops[index])
 
     def record(self) -> dict[str, Any]:
         return {"hops": list(self.hops), "kind": self.kind} | ({"note": self.note} if self.note else {})
@@ -72,9 +72,9 @@ def parse_plan(question: str, reply: str) -> Plan:
         return one_hop(question, f"the plan had {len(hops)} hops (at most {MAX_HOPS})")
     asked = content_words(question)
     for i, hop in enumerate(hops):
-        if any(not 1 <= int(n) <= i for n in SLOT.findall(hop)):
+        if any(not 1 <= int(n) <= i for n in SLOT_PATTERN.findall(hop)):
             return one_hop(question, f"hop {i + 1} names an answer not known before it")
-        if not content_words(SLOT.sub(" ", hop)) & asked:  # a worked example copied, or a question of its own
+        if not content_words(SLOT_PATTERN.sub(" ", hop)) & asked:  # a worked example copied, or a question of its own
             return one_hop(question, f"hop {i + 1} asks about nothing the question names")
     if len(hops) == 1:
         return one_hop(question)  # one hop: the question as asked, not the planner's rewording

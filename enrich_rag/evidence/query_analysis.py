@@ -15,7 +15,7 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
 from enrich_rag.text import STOPWORDS, content_words
 
-SINGLE, BRIDGE, COMPARISON = "single_hop", "bridge", "comparison"
+SINGLE_HOP, BRIDGE, COMPARISON = "single_hop", "bridge", "comparison"
 SKIP_LABELS = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "TIME"}
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _COMPARATIVE = re.compile(
@@ -102,7 +102,7 @@ def classify(question: str, entities: list[str]) -> str:
         return COMPARISON
     if _NESTED.search(question) or _NOUN_CLAUSE.search(question) or "'s " in question or "’s " in question:
         return BRIDGE
-    return SINGLE
+    return SINGLE_HOP
 
 
 def analyze_query(question: str, nlp, store: GraphStore | None = None) -> QueryAnalysis:

@@ -18,7 +18,7 @@ from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.evidence.entity_ranker import EntityFirstRanker
-from enrich_rag.evidence.query_analysis import SINGLE, QueryAnalysis
+from enrich_rag.evidence.query_analysis import SINGLE_HOP, QueryAnalysis
 from enrich_rag.evidence.rerank import Reranker, ranker_view
 from enrich_rag.index.embeddings import search
 from enrich_rag.index.graph_index import search_graph
@@ -205,7 +205,7 @@ def select_evidence(
     linked: dict[str, Passage] = {}  # bridges the graph ranked, with their passages
     coverage = _coverage(selected, analysis.entities, bridges)
     for round_ in range(cfg.rounds):
-        if cfg.bridges and analysis.kind != SINGLE:
+        if cfg.bridges and analysis.kind != SINGLE_HOP:
             if cfg.graph_bridges:
                 linked = graph_bridges(selected, extra, analysis, cfg.max_bridges) | linked
             named = find_bridges(selected, analysis, nlp, cfg.max_bridges)

@@ -1,6 +1,6 @@
 """Reading the planner's reply: what is a plan, and what falls back to the question as one hop (and why)."""
 
-from enrich_rag.agent.plan import CHAIN, PARALLEL, SINGLE, parse_plan
+from enrich_rag.agent.plan import CHAIN, ONE_HOP, PARALLEL, parse_plan
 
 QUESTION = "Where did the director of Passport to Rio die?"
 
@@ -15,7 +15,7 @@ def test_independent_hops_are_parallel_and_one_hop_is_the_question_itself():
     both = parse_plan("Was Ann born before Bo?", '{"hops": ["When was Ann born?", "When was Bo born?"]}')
     assert both.kind == PARALLEL
     single = parse_plan(QUESTION, '{"hops": ["Where did the director die?"]}')
-    assert single.kind == SINGLE and single.hops == (QUESTION,)  # the question as asked, not the rewording
+    assert single.kind == ONE_HOP and single.hops == (QUESTION,)  # the question as asked, not the rewording
 
 
 def test_what_cannot_be_a_plan_is_one_hop_with_the_reason():

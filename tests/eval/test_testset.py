@@ -15,7 +15,7 @@ from enrich_rag.eval.datasets import load_questions
 from enrich_rag.eval.judge import CRITERIA, agreement, calibration_path, p_yes, trust_note
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.testset import filters
-from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, SINGLE, candidates
+from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, SINGLE_FACT, candidates
 from enrich_rag.eval.testset.generate import Generator, generate_testset, progress_path, quotas, swap_in, write_question
 from enrich_rag.llm.prompts import judge_prompt
 from enrich_rag.stages.corpus import prepare_corpus
@@ -65,24 +65,24 @@ def _triples(candidate):
 def test_candidates_of_each_kind_come_from_the_graph(graph_config):
     with GraphStore(graph_config.paths.graph) as store:
         pools = {kind: list(it) for kind, it in candidates(store, seed=0).items()}
-    assert ("Edith Crane", "born in", "Norwich") in [_triples(c)[0] for c in pools[SINGLE]]
+    assert ("Edith Crane", "born in", "Norwich") in [_triples(c)[0] for c in pools[SINGLE_FACT]]
     bridges = {tuple(_triples(c)): c for c in pools[BRIDGE]}
     chain = (("Marlow Abbey", "founded by", "Edith Crane"), ("Edith Crane", "born in", "Norwich"))
     assert chain in bridges
     assert bridges[chain].answer == "Norwich" and bridges[chain].bridge == "Edith Crane"
     assert len(bridges[chain].chunk_ids) == 2  # two passages, joined by the entity
     # Thomas Vell's passage says the same ("born in") of another person: read beside the answer passage
-    assert bridges[chain].distractors == tuple(f.chunk_id for f in _vell(pools[SINGLE]))
+    assert bridges[chain].distractors == tuple(f.chunk_id for f in _vell(pools[SINGLE_FACT]))
     compared = {frozenset(c.entities): c for c in pools[COMPARISON]}
     pair = compared[frozenset({"Edith Crane", "Thomas Vell"})]  # both "born in" a place, each in a passage about them
     assert pair.answer == "no"  # Norwich and York: the facts decide it, not the writer
     again = candidates(GraphStore(graph_config.paths.graph), seed=0)
-    assert [c.key for c in again[SINGLE]] == [c.key for c in pools[SINGLE]]  # the seed fixes the draw
+    assert [c.key for c in again[SINGLE_FACT]] == [c.key for c in pools[SINGLE_FACT]]  # the seed fixes the draw
 
 
 def test_quotas_split_multi_hop_between_bridge_and_comparison():
-    assert quotas(200, 0.3, 0.3) == {SINGLE: 140, BRIDGE: 42, COMPARISON: 18}
-    assert quotas(10, 0.0, 0.3) == {SINGLE: 10, BRIDGE: 0, COMPARISON: 0}
+    assert quotas(200, 0.3, 0.3) == {SINGLE_FACT: 140, BRIDGE: 42, COMPARISON: 18}
+    assert quotas(10, 0.0, 0.3) == {SINGLE_FACT: 10, BRIDGE: 0, COMPARISON: 0}
 
 
 @pytest.mark.parametrize(

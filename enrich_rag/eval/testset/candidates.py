@@ -24,8 +24,8 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.schema import Edge
 from enrich_rag.text import mentions
 
-SINGLE, BRIDGE, COMPARISON = "single", "bridge", "comparison"
-KINDS = (SINGLE, BRIDGE, COMPARISON)
+SINGLE_FACT, BRIDGE, COMPARISON = "single", "bridge", "comparison"
+KINDS = (SINGLE_FACT, BRIDGE, COMPARISON)
 MAX_NAME_CHARS = 60  # longer "entities" are extraction noise, not answers
 # A second hop that only renames the bridge ("known as") makes the answer an alias of it, not a new fact.
 ALIAS_RELATIONS = frozenset({"known as", "also known as", "is", "was", "called", "named"})
@@ -84,7 +84,7 @@ def single_candidates(facts: list[Edge], rng: random.Random) -> Iterator[Candida
     order = list(facts)
     rng.shuffle(order)
     for fact in order:
-        yield Candidate(SINGLE, (fact,), fact.object)
+        yield Candidate(SINGLE_FACT, (fact,), fact.object)
 
 
 def _about_own_subject(facts: list[Edge], about: dict[str, set[str]]) -> list[Edge]:
@@ -157,7 +157,7 @@ def candidates(store: GraphStore, seed: int) -> dict[str, Iterator[Candidate]]:
     facts, types = load_facts(store)
     about = store.title_chunks()
     return {
-        SINGLE: single_candidates(facts, random.Random(seed)),
+        SINGLE_FACT: single_candidates(facts, random.Random(seed)),
         BRIDGE: bridge_candidates(facts, about, random.Random(seed + 1)),
         COMPARISON: comparison_candidates(facts, types, about, random.Random(seed + 2)),
     }

@@ -27,7 +27,7 @@ from enrich_rag.errors import InputDataError
 from enrich_rag.eval.methods import read_answer
 from enrich_rag.eval.prepare import write_jsonl
 from enrich_rag.eval.testset import filters
-from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, KINDS, SINGLE, Candidate, candidates
+from enrich_rag.eval.testset.candidates import BRIDGE, COMPARISON, KINDS, SINGLE_FACT, Candidate, candidates
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import comparison_prompt, description_prompt, question_prompt
 from enrich_rag.storage.atomic import atomic_file
@@ -89,7 +89,7 @@ class TestsetReport:
 def quotas(n: int, multi_hop: float, comparison: float) -> dict[str, int]:
     multi = round(n * multi_hop)
     compare = round(multi * comparison)
-    return {SINGLE: n - multi, BRIDGE: multi - compare, COMPARISON: compare}
+    return {SINGLE_FACT: n - multi, BRIDGE: multi - compare, COMPARISON: compare}
 
 
 def _clean(text: str) -> str:
@@ -104,7 +104,7 @@ def write_question(llm: LLM, candidate: Candidate, facts: list[str], persona: st
     """(question, reference answer); a comparison of numbers gets its answer from the writer."""
     if candidate.kind == BRIDGE:
         return compose_bridge(llm, candidate, facts, persona, max_new_tokens), candidate.answer
-    if candidate.kind == SINGLE:
+    if candidate.kind == SINGLE_FACT:
         prompt = question_prompt(facts, candidate.answer, persona)
     else:
         prompt = comparison_prompt(facts, candidate.entities, persona, candidate.answer)
