@@ -128,6 +128,9 @@ class AgentConfig:
     # in X") has that description read as a hop; when it answers what the whole read answered, the rest of
     # the question is read as hop 2 (agent/descriptions.py).
     bridge_check: bool = True
+    # With hops: plan only a question whose parse shows a comparison or a description of a thing it names
+    # (agent/route.py); any other is read as one without a Plan call.
+    route: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ for each enrichment round (0 .. max_enrich_rounds):
     per iteration i:  EnrichContext (its context at k + i passages) -> CheckSufficiency (read)
              until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
     decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-with `agent.hops`: Plan first; a chain's hops each run the rounds above on their own sub-question
-(_chain), and a question kept whole that names a thing by a description is checked for a stop at that
+with `agent.hops`: Plan first (with `agent.route`, only when the parse shows a comparison or a
+description: Route); a chain's hops each run the rounds above on their own sub-question (_chain), and a
+question kept whole that names a thing by a description is checked for a stop at that
 bridge (_bridge)
 answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
 citations; its confidence from the corpus's fitted model when there is one (agent/confidence.py); unsure
@@ -48,9 +49,11 @@ from enrich_rag.agent.records import (
     QueryAnalyzed,
     Ranked,
     Read,
+    Routed,
     Tool,
 )
 from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.route import route
 from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
@@ -237,7 +240,7 @@ class Agent:
         start = time.perf_counter()
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         asked = Asked(self._analyze(question, trace), trace, allow, time_for_enrichment)
-        plan = self._plan(asked) if self.config.hops else one_hop(question)
+        plan = self._plan(asked) if self._plans(asked) else one_hop(question)
         hops, best = self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
         text = self._compared(asked, best)
         cited, chain = citations(best.evidence), [h.record() for h in hops]
@@ -293,6 +296,18 @@ class Agent:
                 break
             before = found
         return best
+
+    def _plans(self, asked: Asked) -> bool:
+        """Whether the question gets a Plan call: with hops, always, or (`agent.route`) only when its parse
+        shows a comparison or a description the planner would chain through."""
+        if not self.config.hops:
+            return False
+        if not self.config.route:
+            return True
+        with asked.trace.step(Tool.ROUTE, query=asked.question) as step:
+            routed = route(asked.analysis, self.resources.nlp)
+            step.record = Routed(routed.decision, routed.reason)
+        return routed.plans
 
     def _plan(self, asked: Asked) -> Plan:
         with asked.trace.step(Tool.PLAN, query=asked.question) as step:

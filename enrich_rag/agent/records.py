@@ -32,6 +32,7 @@ class Tool(StrEnum):
     ANALYZE_DECIDE = "AnalyzeDecide"
     ENRICH_GRAPH = "EnrichGraph"
     HOP = "Hop"
+    ROUTE = "Route"
     BRIDGE = "Bridge"
     COMPARE = "Compare"
     CONFIDENCE = "Confidence"
@@ -164,6 +165,18 @@ class HopAnswered:
 
 
 @dataclass(frozen=True)
+class Routed:
+    """Route: whether the question gets a Plan call, and the cue that decided it."""
+
+    tool: ClassVar[Tool] = Tool.ROUTE
+    decision: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decision": self.decision, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Bridged:
     tool: ClassVar[Tool] = Tool.BRIDGE
     split: BridgeSplit
@@ -207,6 +220,7 @@ class Received:
 
 StepRecord = (
     QueryAnalyzed
+    | Routed
     | Planned
     | Ranked
     | ContextBuilt

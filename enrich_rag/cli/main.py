@@ -297,6 +297,7 @@ def demo(
                     "gold": list(item.answers),
                     "correct": bool(exact_match(answer.answer, list(item.answers))),
                     "citations": [c.source for c in answer.citations],
+                    "chain": [f"{h['question']} -> {h['answer'] or '(none)'}" for h in answer.chain],
                     "seconds": round(time.perf_counter() - start, 2),
                 }
             )
@@ -314,6 +315,8 @@ def demo(
             out.print(f"\n{i}. {escape(r['question'])}")
             gold = escape(" / ".join(r["gold"]))
             out.print(f"   {mark} {escape(r['answer'] or '(no answer)')}   [dim]gold: {gold}   {r['seconds']:.1f} s[/dim]")
+            if r["chain"]:  # a planned question's hops: how it got there, not where it read
+                out.print(f"   [dim]hops: {escape('; '.join(r['chain']))}[/dim]")
             out.print(f"   [dim]cited: {escape('; '.join(r['citations']))}[/dim]")
         out.print(f"\n{sum(r['correct'] for r in rows)} of {len(rows)} exactly right")
     if not as_json:

@@ -84,6 +84,7 @@ AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_fresh": {"retry_context": "fresh"},
     "enrichrag_single": ONE_READ,
     "enrichrag_no_bridge": {"bridge_check": False},
+    "enrichrag_routed": {"route": True},
     "graph_only": ONE_READ,
     "pcst_no_facts": ONE_READ,
     "entity_first": ONE_READ,
@@ -98,6 +99,7 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "enrichrag": (True, {}),
     "enrichrag_single": (False, {}),  # the whole question read at once (the loop before plans): the ablation
     "enrichrag_no_bridge": (False, {}),  # the hop loop without the bridge check on questions kept whole: its ablation
+    "enrichrag_routed": (False, {}),  # the hop loop that plans only what the parse routes to the planner (agent/route.py)
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
     "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced

@@ -729,3 +729,17 @@ def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features()
     cited = [c.chunk_id for c in citations([fact])]
     features = features_of(QUESTION, "London", {"perplexity": 1.2}, cited, lambda ids: [chunks[i] for i in ids])
     assert cited == ["nolan::c0"] and features["ungrounded"] == 0.0
+
+
+def test_with_routing_a_question_without_a_cue_gets_no_plan_call(world, tmp_path, spacy_extractor):
+    """`agent.route`: the parse decides; a plain question is read as one without asking the planner (one
+    reader call in all), while a described bridge still is planned."""
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.1)], hops=True, route=True)
+    answer = agent.answer("Who directed Inception?", allow_enrich=False)
+    assert answer.trace.tools()[:2] == ["AnalyzeQuery", "Route"] and "Plan" not in answer.trace.tools()
+    assert _outputs(answer, "Route") == [{"decision": "whole", "reason": "no cue"}]
+    assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
+
+    planned, llm = _agent(world, tmp_path / "planned", spacy_extractor, [(KEPT_WHOLE, 2.0), ("London", 1.1)], hops=True, route=True)
+    answer = planned.answer(QUESTION, allow_enrich=False)
+    assert _outputs(answer, "Route") == [{"decision": "plan", "reason": "description"}] and "Plan" in answer.trace.tools()
