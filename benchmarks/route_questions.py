@@ -26,6 +26,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.plan_shapes import QUESTIONS
 from enrich_rag.agent.plan import ONE_HOP
 from enrich_rag.agent.route import route
 from enrich_rag.config import load_config
@@ -34,12 +35,6 @@ from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.extract.spacy_extractor import load_spacy
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {
-    "musique": "data/benchmarks/musique/dev.jsonl",
-    "hotpotqa": "data/benchmarks/hotpotqa_distractor/dev.jsonl",
-    "2wiki": "data/benchmarks/2wikimultihopqa/dev.jsonl",
-    "nq": "data/benchmarks/nq_open/dev.jsonl",
-}
 MULTI_HOP = {"musique", "hotpotqa", "2wiki"}
 HOP_COUNT = re.compile(r"^(\d)hop")
 
@@ -123,7 +118,7 @@ def main() -> int:
     table = Table(title="routing before planning (no reader call)")
     for column in ("set", "questions", "sent to the planner", "by reason", "routed EM", "hops EM", "one read EM", "calls routed/hops/one"):
         table.add_column(column)
-    for name, path in SETS.items():
+    for name, path in QUESTIONS.items():  # the bundled dev questions, as the plan-shape study reads them
         routes = routed(nlp, ROOT / path)
         by_type: dict[str, list[bool]] = defaultdict(list)
         for r in routes:
