@@ -25,7 +25,7 @@ from enrich_rag.eval.datasets import QAItem
 from enrich_rag.eval.ircot import ircot
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.index.embeddings import search
-from enrich_rag.llm.base import LLM, Generation
+from enrich_rag.llm.base import LLM, Generation, TokenCount
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.reader import read
 
@@ -42,6 +42,7 @@ class Prediction:
     partitions: list[str] = field(default_factory=list)
     seconds: float = 0.0
     trace: dict[str, Any] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)  # prefill, cached and generated tokens, where the backend counts them
 
 
 class CountingLLM:
@@ -250,9 +251,13 @@ def make_method(name: str, session: EnrichRAG, llm: CountingLLM) -> Callable[[QA
         run = lambda item: rag_baseline(resources, llm, item.question, hybrid)  # noqa: E731
 
     def timed(item: QAItem) -> Prediction:
+        counted: TokenCount | None = getattr(llm.inner, "tokens", None)
+        tokens_before = counted.copy() if counted is not None else None
         calls, start = llm.calls, time.perf_counter()
         prediction = run(item)
         prediction.seconds, prediction.llm_calls = time.perf_counter() - start, llm.calls - calls
+        if counted is not None and tokens_before is not None:
+            prediction.tokens = counted.since(tokens_before)
         return prediction
 
     return timed

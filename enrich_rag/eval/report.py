@@ -21,6 +21,7 @@ ANSWER_METRICS = ("em", "f1", "acc")
 INTERVAL_METRICS = ("em", "f1", "acc", "recall@5", "all@5", "recall@2", "all@2")
 PAIRED_METRICS = ("em", "f1")
 JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_relevance", "correctness", "judge_aggregate")
+TOKEN_KEYS = ("prefill_tokens", "cached_tokens", "generated_tokens")  # per question, where the reader counts them
 
 
 def _mean(values: list[float]) -> float | None:
@@ -52,6 +53,7 @@ def aggregate(rows: list[dict[str, Any]], ev: EvalConfig) -> dict[str, dict[str,
         stats |= unsure_flag(mine) | iterations(mine)
         stats |= {
             "llm_calls": _mean([r["llm_calls"] for r in mine]),
+            **{key: value for key in TOKEN_KEYS if (value := _mean([r[key] for r in mine if key in r])) is not None},
             "enrich_rounds": _mean([r["enrich_rounds"] for r in mine]),
             "partitions_written": sum(len(r["partitions"]) for r in mine),
             "latency_p50_s": _percentile(seconds, 0.5),
@@ -156,6 +158,8 @@ WIDE_COLUMNS = (
     "precision@5",
     "judge_aggregate",
     "llm_calls",
+    "prefill_tokens",
+    "generated_tokens",
     "partitions_written",
     "latency_p50_s",
     "latency_p95_s",

@@ -163,7 +163,7 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
         "partitions": prediction.partitions,
         "seconds": round(prediction.seconds, 4),
         "trace": prediction.trace,
-    }
+    } | prediction.tokens
     if item.has_gold and method != "no_retrieval":
         gold = set(item.gold_docs)
         for k in ks:

@@ -31,6 +31,33 @@ class Generation:
         return perplexity(self.token_logprobs)
 
 
+@dataclass
+class TokenCount:
+    """What a backend's calls cost in tokens, summed: prompt tokens computed (prefill), prompt tokens the
+    prompt cache served instead (cached), and tokens generated. A backend that reports them keeps one as
+    `tokens`; the evaluation reads it around each question."""
+
+    prefill: int = 0
+    cached: int = 0
+    generated: int = 0
+
+    def add_llamacpp(self, timings: dict) -> None:
+        """llama.cpp's per-request `timings`: `prompt_n` computed, `cache_n` reused, `predicted_n` generated."""
+        self.prefill += int(timings.get("prompt_n", 0))
+        self.cached += int(timings.get("cache_n", 0))
+        self.generated += int(timings.get("predicted_n", 0))
+
+    def since(self, before: TokenCount) -> dict[str, int]:
+        return {
+            "prefill_tokens": self.prefill - before.prefill,
+            "cached_tokens": self.cached - before.cached,
+            "generated_tokens": self.generated - before.generated,
+        }
+
+    def copy(self) -> TokenCount:
+        return TokenCount(self.prefill, self.cached, self.generated)
+
+
 class LLM(Protocol):
     name: str
 

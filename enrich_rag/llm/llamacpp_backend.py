@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, continuing_token, cut_at_stop
+from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, TokenCount, continuing_token, cut_at_stop
 from enrich_rag.llm.prompts import Prompt, as_messages, as_text
 
 
@@ -76,6 +76,7 @@ class LlamaCppLLM:
             raise ModelLoadError(f"llama.cpp cannot load {gguf}: {exc}".splitlines()[0]) from exc
         self.name, self.seed, self.chat = name or gguf.stem, seed, chat
         self._lock = threading.Lock()  # one slot: requests queue here
+        self.tokens = TokenCount()  # prefill, cached and generated tokens of every request so far
 
     @property
     def listening_address(self) -> str:
@@ -94,6 +95,8 @@ class LlamaCppLLM:
             handle = self.server.handle_completions
         with self._lock:
             response = handle(request)
+            if isinstance(response, dict):
+                self.tokens.add_llamacpp(response.get("timings") or {})
         if not isinstance(response, dict) or "choices" not in response:
             message = response.get("error", response) if isinstance(response, dict) else response
             raise LLMError(f"llama.cpp completion failed: {message}".splitlines()[0])

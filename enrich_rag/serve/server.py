@@ -24,6 +24,7 @@ from enrich_rag.agent.trace import QueryStopped, Step
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.llm.base import TokenCount
 from enrich_rag.serve.access import TOKEN_FILE, Access, load_or_create_token
 from enrich_rag.serve.admission import Admission, Busy, Ticket
 from enrich_rag.serve.conversation import Conversations, Turn, resolve_followup
@@ -106,6 +107,8 @@ class Server:
             return ticket.deadline - time.monotonic() > max(self.config.serve.enrich_reserve_s, self.admission.enrichment_plan_s())
 
         asked = resolve_followup(asking.question, asking.previous)
+        counted: TokenCount | None = getattr(self.rag.resources.llm, "tokens", None) if self.config.serve.workers == 1 else None
+        tokens_before = counted.copy() if counted is not None else None
         try:
             answer = self.agent(asking.abstain).answer(
                 asked, allow_enrich=asking.enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment, on_step=on_step
@@ -121,7 +124,9 @@ class Server:
         turn = Turn(asked, answer.answer, tuple(entities or [c.source for c in answer.citations[:1]]))
         self.conversations.record(turn_key(asking.question, answer.answer), turn)  # how a chat client sends this turn back
         conversation_id = self.conversations.record(asking.conversation_id, turn)
-        return answer.to_dict() | {"conversation_id": conversation_id, "resolved_question": asked}
+        # With one reader line, what the reader counted while this question ran is this question's.
+        tokens = counted.since(tokens_before) if counted is not None and tokens_before is not None else {}
+        return answer.to_dict() | {"conversation_id": conversation_id, "resolved_question": asked} | ({"tokens": tokens} if tokens else {})
 
     def finished(self, ticket: Ticket, http: Request) -> dict[str, Any]:
         return ticket.future.result() | {"timing": ticket.timing(), "read_only": not self.access.authorised(http.headers)}

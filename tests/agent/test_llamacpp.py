@@ -66,6 +66,18 @@ def test_the_fixed_head_of_a_prompt_is_read_once(llama):
 
 
 @needs_xllamacpp
+def test_each_request_counts_its_prefill_cached_and_generated_tokens(llama):
+    """The evaluation reports tokens per question from `llm.tokens`: a prompt read again is served from the
+    cache (prefill falls, cached rises) and every generated token is counted."""
+    prompt = answer_prompt(QUESTION, CONTEXT)
+    llama.generate(prompt, max_new_tokens=8)
+    before = llama.tokens.copy()
+    llama.generate(prompt, max_new_tokens=8)
+    spent = llama.tokens.since(before)
+    assert spent["cached_tokens"] > 100 and spent["prefill_tokens"] < 10 and 1 <= spent["generated_tokens"] <= 8
+
+
+@needs_xllamacpp
 def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
     prompt = answer_prompt(QUESTION, CONTEXT)
     right, wrong = llama.score(prompt, " London"), llama.score(prompt, " Paris")

@@ -80,6 +80,7 @@ def test_five_questions_end_to_end_with_resume_after_interruption(overlay, monke
     assert (metrics["llm"], metrics["llm_model"]) == ("llamacpp", "gemma-270m")
     for method, stats in metrics["methods"].items():
         assert stats["n"] == 5 and 0 <= stats["f1"] <= 1 and stats["llm_calls"] >= 1
+        assert stats["prefill_tokens"] + stats["cached_tokens"] > 0 and stats["generated_tokens"] >= 1  # counted by llama.cpp
         assert 0 <= stats["judge_aggregate"] <= 1 and stats["latency_p95_s"] >= stats["latency_p50_s"] > 0
         assert ("recall@5" in stats) == (method != "no_retrieval")
     assert metrics["methods"]["naive_rag"]["recall@10"] > 0  # dense retrieval finds gold passages in a 50-passage pool

@@ -284,3 +284,21 @@ def test_a_planned_question_returns_its_chain_and_draws_every_hops_passages(gap_
     drawn = {n["chunk_id"] for n in data["subgraph"]["nodes"] if n["kind"] == "passage"}
     assert all(set(hop["chunk_ids"]) <= drawn for hop in data["chain"]) and all(hop["chunk_ids"] for hop in data["chain"])
     assert [s["tool"] for s in data["trace"]["steps"]].count("Hop") == 2
+
+
+@pytest.mark.slow  # the llama.cpp runtime with the small shipped model: it counts tokens, the transformers reader does not
+def test_a_reply_says_how_many_tokens_the_reader_spent_on_it(gap_config, spacy_extractor):
+    from enrich_rag.config import LLMConfig
+    from enrich_rag.llm.factory import make_llm
+
+    cache = Path(LLMConfig().cache_dir).expanduser()
+    reader = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(cache), threads=2))
+    rag = EnrichRAG(gap_config, llm=reader, extractor=spacy_extractor)
+    try:
+        with TestClient(create_app(gap_config, rag), base_url=LOCAL) as client:
+            first = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False}).json()
+            again = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False}).json()
+    finally:
+        rag.close()
+    assert first["tokens"]["prefill_tokens"] > 0 and first["tokens"]["generated_tokens"] >= 1
+    assert again["tokens"]["cached_tokens"] > again["tokens"]["prefill_tokens"]  # the same prompts, read from the cache
