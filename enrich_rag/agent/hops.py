@@ -37,6 +37,18 @@ def grounded(result: Sufficiency, question: str, earlier: Sequence[str] = ()) ->
         return bool(result.evidence) and asks_yes_no(question)
     if states(question, result.answer) or answer in {normalize_answer(a) for a in earlier}:
         return False
+    return read_states_answer(result)
+
+
+def read_states_answer(result: Sufficiency) -> bool:
+    """What was read states the answer: a span of a passage or a fact line (a yes or no: something was
+    read). A comparison's answer names one of the question's sides, so a whole read is checked by this
+    alone."""
+    answer = normalize_answer(result.answer)
+    if not answer:
+        return False
+    if answer in YES_NO:
+        return bool(result.evidence)
     return any(states(reading_line(e), result.answer) for e in result.evidence)
 
 

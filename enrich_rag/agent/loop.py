@@ -35,7 +35,7 @@ from enrich_rag.agent.context_choice import ContextChoice, ContextRound, Surface
 from enrich_rag.agent.descriptions import FIRST_ANSWER, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
-from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, same_answer
+from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, read_states_answer, same_answer
 from enrich_rag.agent.plan import CHAIN, ONE_HOP, Plan, make_plan, one_hop
 from enrich_rag.agent.records import (
     Bridged,
@@ -240,8 +240,7 @@ class Agent:
         start = time.perf_counter()
         allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
         asked = Asked(self._analyze(question, trace), trace, allow, time_for_enrichment)
-        plan = self._plan(asked) if self._plans(asked) else one_hop(question)
-        hops, best = self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
+        hops, best = self._read_question(asked)
         text = self._compared(asked, best)
         cited, chain = citations(best.evidence), [h.record() for h in hops]
         confidence = self._confidence(asked, text, best, chain)
@@ -275,10 +274,27 @@ class Agent:
     def _chunk_texts(self, chunk_ids: Sequence[str]) -> list[str]:
         return [p.content for p in self.resources.passages.by_ids(list(dict.fromkeys(chunk_ids)))]
 
-    def _whole(self, asked: Asked) -> tuple[list[Hop], SearchRound]:
-        """The question read as one; a question that names a thing by a description is then checked for
-        a stop at that bridge (`agent.bridge_check`)."""
-        best = self._rounds(asked)
+    def _read_question(self, asked: Asked) -> tuple[list[Hop], SearchRound]:
+        """Plan first and read what the plan says (`agent.plan_when: always`), or read the question whole
+        first and plan only when what that read does not state its answer (unsure): a read that found its
+        answer is not paid for again, and a chain that does not ground gives way to the whole read."""
+        if self.config.plan_when == "always" or not self.config.hops:
+            plan = self._plan(asked) if self._plans(asked) else one_hop(asked.question)
+            return self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
+        whole = self._rounds(asked)
+        unsure = not whole.grounded if self.config.grow == "unstated" else whole.perplexity >= self.ppl_threshold
+        if not unsure or not self._plans(asked):
+            return [], whole
+        plan = self._plan(asked)
+        if plan.kind == ONE_HOP:
+            return self._whole(asked, whole)
+        hops, chained = self._chain(asked, plan)
+        return (hops, chained) if chained.grounded else ([], whole)
+
+    def _whole(self, asked: Asked, best: SearchRound | None = None) -> tuple[list[Hop], SearchRound]:
+        """The question read as one (`best`: already read); a question that names a thing by a description
+        is then checked for a stop at that bridge (`agent.bridge_check`)."""
+        best = best or self._rounds(asked)
         if self.config.hops and self.config.bridge_check and (bridged := self._bridge(asked, best)):
             return bridged
         return [], best
@@ -287,8 +303,9 @@ class Agent:
         """Search rounds, each retried after an enrichment when it was not enough. The answer is the
         round that read best."""
         best = before = SearchRound()
+        stated = self._stated(asked.analysis) if self.config.grow == "unstated" else None
         for round_ in range(self.config.max_enrich_rounds + 1):
-            found = self._search_round(asked, asked.analysis, round_, before)
+            found = self._search_round(asked, asked.analysis, round_, before, grounding=stated, whole=stated is not None)
             decision = self._decide(asked, found, round_)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
@@ -296,6 +313,14 @@ class Agent:
                 break
             before = found
         return best
+
+    @staticmethod
+    def _stated(analysis: QueryAnalysis) -> Callable[[Sufficiency], bool]:
+        """A whole read found its answer when what it read states it; a comparison's answer names one of
+        the question's own sides, so only its evidence is asked."""
+        if analysis.kind == COMPARISON:
+            return read_states_answer
+        return functools.partial(grounded, question=analysis.question)
 
     def _plans(self, asked: Asked) -> bool:
         """Whether the question gets a Plan call: with hops, always, or (`agent.route`) only when its parse
@@ -442,6 +467,7 @@ class Agent:
         before: SearchRound,
         choice: ContextChoice | None = None,
         grounding: Callable[[Sufficiency], bool] | None = None,
+        whole: bool = False,
     ) -> SearchRound:
         """Search -> choose -> read, one passage wider each iteration, until more context stops helping.
         A round after an enrichment (`before`: the round it retries) first reads what the enrichment
@@ -450,7 +476,8 @@ class Agent:
         read whose answer what it read does not state is not sure, and a round without a grounded read
         reads once more, one passage wider; a hop that reads its passages alone stops at the first grounded
         read (perplexities over different single passages do not rank them: a distractor read alone is
-        often read as surely)."""
+        often read as surely). A `whole` read checked by `grounding` (`agent.grow: unstated`) stops at its
+        first read that states its answer and reads no more than `max_iterations`."""
         question, choice = analysis.question, choice or self.choice
         ranking, hits = self._search(asked, analysis, round_, choice)
         surfaced = self._surfaced(before, ranking) if self.config.retry_context == "surfaced" else []
@@ -459,7 +486,7 @@ class Agent:
             chooser = SurfacedRound([e for e in before.evidence if isinstance(e, Passage)], surfaced, ranking)
         found, sub = SearchRound(), Subgraph()
         history: list[Sufficiency] = []
-        iterations, retried = self.config.max_iterations, grounding is None
+        iterations, retried = self.config.max_iterations, grounding is None or whole
         iteration = 0
         while iteration < iterations:
             with asked.trace.step(Tool.ENRICH_CONTEXT, query=question, budget=choice.evidence.k + iteration, round=round_) as step:
@@ -469,7 +496,7 @@ class Agent:
             if iteration and wider.evidence == sub.evidence:
                 break  # the tree has nothing more to give
             sub = wider
-            result, is_grounded, stop = self._read(asked, question, sub, iteration, history, grounding, choice.alone)
+            result, is_grounded, stop = self._read(asked, question, sub, iteration, history, grounding, choice.alone or whole)
             read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), is_grounded)
             if read.better_than(found):
                 found = read
