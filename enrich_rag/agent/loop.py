@@ -7,16 +7,18 @@ for each enrichment round (0 .. max_enrich_rounds):
     choose:  the context strategy (`evidence.selection`, chosen once: tree, entity-first, PageRank)
              makes the round's choice once (entity-first's selection and scores)
     per iteration i:  EnrichContext (its context at k + i passages) -> CheckSufficiency (read)
-             until perplexity is under the threshold, stops improving (min_gain), or the iteration cap
+             until what it read states its answer (`agent.grow: unstated`; or, by the perplexity
+             rule, until perplexity is under the threshold or stops improving), or the iteration cap
     decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
-with `agent.hops`: Plan first (with `agent.route`, only when the parse shows a comparison or a
-description: Route); a chain's hops each run the rounds above on their own sub-question (_chain), and a
-question kept whole that names a thing by a description is checked for a stop at that
-bridge (_bridge)
-answer = the lowest-perplexity hypothetical answer of all rounds, with the evidence behind it as
+with `agent.hops`: Plan first, or (`agent.plan_when: unsure`) only after the rounds above read the
+question whole and did not find its answer stated; with `agent.route`, only when the parse shows a
+comparison or a description (Route). A chain's hops each run the rounds above on their own
+sub-question (_chain); a question kept whole that names a thing by a description is checked for a stop
+at that bridge (_bridge)
+answer = the best hypothetical answer of all rounds (stated, then lowest perplexity), with the evidence behind it as
 citations; its confidence from the corpus's fitted model when there is one (agent/confidence.py); unsure
 when that confidence is under `agent.sure_confidence`, or without a model when the perplexity stays over
-the threshold or a hop is ungrounded (`agent.abstain`: say so instead)
+the threshold, or what it read does not state its answer or a hop's (`agent.abstain`: say so instead)
 """
 
 from __future__ import annotations
@@ -245,7 +247,7 @@ class Agent:
         cited, chain = citations(best.evidence), [h.record() for h in hops]
         confidence = self._confidence(asked, text, best, chain)
         if confidence is None:
-            sure = best.perplexity < self.ppl_threshold and all(h.grounded for h in hops)
+            sure = best.perplexity < self.ppl_threshold and best.grounded and all(h.grounded for h in hops)
         else:
             sure = confidence >= self.config.sure_confidence
         if not sure and self.config.abstain:
@@ -277,16 +279,14 @@ class Agent:
     def _read_question(self, asked: Asked) -> tuple[list[Hop], SearchRound]:
         """Plan first and read what the plan says (`agent.plan_when: always`), or read the question whole
         first and plan only when what that read does not state its answer (unsure): a read that found its
-        answer is not paid for again, and a chain that does not ground gives way to the whole read."""
+        answer is not paid for again (but for the bridge check, which reads on only where the whole read
+        stopped at a described thing), and a chain that does not ground gives way to the whole read."""
         if self.config.plan_when == "always" or not self.config.hops:
             plan = self._plan(asked) if self._plans(asked) else one_hop(asked.question)
             return self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
         whole = self._rounds(asked)
         unsure = not whole.grounded if self.config.grow == "unstated" else whole.perplexity >= self.ppl_threshold
-        if not unsure or not self._plans(asked):
-            return [], whole
-        plan = self._plan(asked)
-        if plan.kind == ONE_HOP:
+        if not unsure or not self._plans(asked) or (plan := self._plan(asked)).kind == ONE_HOP:
             return self._whole(asked, whole)
         hops, chained = self._chain(asked, plan)
         return (hops, chained) if chained.grounded else ([], whole)

@@ -20,6 +20,7 @@ from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
     CONVERGED,
+    GROUNDED,
     UNDER_THRESHOLD,
     Sufficiency,
     analyze_decide,
@@ -73,11 +74,13 @@ def world(tmp_path_factory, spacy_extractor):
 
 def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
     """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built. The
-    question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan."""
+    question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan.
+    A whole read grows by the perplexity rule unless a test asks for `grow="unstated"`: most tests here
+    script perplexities, and the default's stop (the first read that states its answer) is tested apart."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
     evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    return make_agent(resources, dataclasses.replace(copy.agent, **({"hops": False} | agent)), evidence), resources
+    return make_agent(resources, dataclasses.replace(copy.agent, **({"hops": False, "grow": "perplexity"} | agent)), evidence), resources
 
 
 def _outputs(answer, tool):
@@ -743,3 +746,60 @@ def test_with_routing_a_question_without_a_cue_gets_no_plan_call(world, tmp_path
     planned, llm = _agent(world, tmp_path / "planned", spacy_extractor, [(KEPT_WHOLE, 2.0), ("London", 1.1)], hops=True, route=True)
     answer = planned.answer(QUESTION, allow_enrich=False)
     assert _outputs(answer, "Route") == [{"decision": "plan", "reason": "description"}] and "Plan" in answer.trace.tools()
+
+
+def test_a_whole_read_that_states_its_answer_is_not_read_again(world, tmp_path, spacy_extractor):
+    """`agent.grow: unstated`: the first read's answer is a span of what it read, so however high its
+    perplexity, no wider context is read to confirm it (the perplexity rule would read on)."""
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], grow="unstated")
+    answer = agent.answer("Who directed Inception?", allow_enrich=False)
+    assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
+    assert [o["reason"] for o in _outputs(answer, "CheckSufficiency")] == [GROUNDED]
+
+    by_perplexity, old = _agent(world, tmp_path / "old", spacy_extractor, [("Christopher Nolan", 1.9)], grow="perplexity")
+    by_perplexity.answer("Who directed Inception?", allow_enrich=False)
+    assert len(old.llm.prompts) > 1  # the same read over the threshold reads a wider context
+
+
+def test_a_whole_read_that_does_not_state_its_answer_grows_and_a_stated_answer_wins(world, tmp_path, spacy_extractor):
+    """An answer that none of its passages states reads one passage more; the read that states its answer
+    is kept although its perplexity is higher, and reading stops there."""
+    script = [("Steven Spielberg", 1.05), ("Christopher Nolan", 1.4)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, grow="unstated")
+    answer = agent.answer("Who directed Inception?", allow_enrich=False)
+    assert answer.answer == "Christopher Nolan" and len(resources.llm.prompts) == 2
+    reads = _outputs(answer, "CheckSufficiency")
+    assert [r["grounded"] for r in reads] == [False, True] and reads[-1]["reason"] == GROUNDED
+    contexts = [o["chunk_ids"] for o in _outputs(answer, "EnrichContext")]
+    assert len(contexts[1]) == len(contexts[0]) + 1 and contexts[1][: len(contexts[0])] == contexts[0]
+
+    capped, capped_resources = _agent(world, tmp_path / "capped", spacy_extractor, [("Steven Spielberg", 1.05)], grow="unstated", max_iterations=2)
+    capped.answer("Who directed Inception?", allow_enrich=False)
+    assert len(capped_resources.llm.prompts) == 2  # never stated: max_iterations reads, none past them
+
+
+def test_read_first_plans_only_when_the_whole_read_is_unsure(world, tmp_path, spacy_extractor):
+    """`agent.plan_when: unsure`: a whole read that states its answer is the answer, with no Plan call;
+    one that does not is planned, and the chain that grounds answers."""
+    options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
+    sure, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], **options)
+    answer = sure.answer("Who directed Inception?", allow_enrich=False)
+    assert "Plan" not in answer.trace.tools() and len(resources.llm.prompts) == 1
+
+    script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
+    unsure, resources = _agent(world, tmp_path / "unsure", spacy_extractor, script, **options)
+    answer = unsure.answer(QUESTION, allow_enrich=False)
+    tools = answer.trace.tools()
+    assert tools.index("CheckSufficiency") < tools.index("Plan")  # read first, then planned
+    assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
+
+
+def test_read_first_keeps_the_whole_read_when_the_chain_does_not_ground(world, tmp_path, spacy_extractor):
+    """A chain whose last hop states nothing it read is no better than the whole read it was asked to
+    improve on: the whole read answers, and no chain is shown."""
+    script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("Tokyo", 1.1)]
+    options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
+    agent, _ = _agent(world, tmp_path, spacy_extractor, script, **options)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    assert "Plan" in answer.trace.tools() and len(_outputs(answer, "Hop")) == 2
+    assert answer.answer == "Paris" and answer.chain == [] and not answer.sure
