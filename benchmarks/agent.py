@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.loop import NOW, Agent
 from enrich_rag.agent.records import Enriched, Read
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import load_config
@@ -45,7 +45,7 @@ def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, onl
     totals, rounds, iterations = [], [], []
     per_iteration: dict[int, list[float]] = defaultdict(list)  # CheckSufficiency seconds of the i-th read
     for q in tqdm(questions, desc=label, unit="q"):
-        answer = agent.answer(q, allow_enrich=allow_enrich)
+        answer = agent.answer(q, allow_enrich=NOW if allow_enrich else False)
         rounds.append(len(answer.trace.partitions_written))
         checks = [s.seconds for s in answer.trace.steps if isinstance(s.record, Read)]
         iterations.append(len(checks))

@@ -24,6 +24,7 @@ from enrich_rag.config import AgentConfig, Config, EvidenceConfig, load_config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
+from enrich_rag.storage.enrichment_jobs import EnrichmentJob
 from enrich_rag.storage.graph_writer import Reconciliation
 from enrich_rag.storage.passages import Passage
 
@@ -147,13 +148,15 @@ class EnrichRAG:
         return cls.open(params, overlay, llm=llm)
 
     @overload
-    def ask(self, question: str, enrich: bool | None = ..., stream: Literal[False] = ...) -> Answer: ...
+    def ask(self, question: str, enrich: bool | str | None = ..., stream: Literal[False] = ...) -> Answer: ...
     @overload
-    def ask(self, question: str, enrich: bool | None = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
+    def ask(self, question: str, enrich: bool | str | None = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
 
-    def ask(self, question: str, enrich: bool | None = None, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
-        """The answer with its citations, perplexity, whether the loop is sure, and trace; `enrich=False`
-        never writes, `enrich=None` does what `agent.allow_enrich` says.
+    def ask(self, question: str, enrich: bool | str | None = None, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
+        """The answer with its citations, perplexity, whether the loop is sure, and trace. `enrich=False`
+        never writes; "background" queues an unsure answer's enrichment (`enrich_pending` or the server
+        runs it) and answers at once; "now" waits for it and reads again; None does what `agent.allow_enrich`
+        and `agent.enrich_when` say.
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
         the answer's `token`s, then `answer` with the whole answer as JSON); closing the iterator stops
         the question before its next tool."""
@@ -168,6 +171,16 @@ class EnrichRAG:
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
         return self.agent().enrich(validate_question(question), [])
+
+    def enrich_pending(self, limit: int = 0) -> list[EnrichmentJob]:
+        """Run the queued enrichments, oldest first, one at a time (`limit`: at most that many); each
+        job as it ended. A job whose worker was killed is run again whole."""
+        return self.resources.jobs.run_pending(self.agent().run_job, limit)
+
+    def jobs(self) -> list[EnrichmentJob]:
+        """The enrichment queue: pending, running, done and failed jobs, oldest first."""
+        self.resources.jobs.requeue_stale()
+        return self.resources.jobs.jobs()
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""

@@ -111,6 +111,10 @@ class AgentConfig:
     # context chosen anew (fresh: the ablation).
     retry_context: str = choice("surfaced", "fresh")
     allow_enrich: bool = True
+    # When an unsure answer's enrichment runs: after the answer, as a job in the project's queue (background:
+    # run by `serve`'s worker or `enrich-rag enrich --pending`; no question waits for it), or before the
+    # answer, which waits for the round and reads again (now: the design's loop, as its evaluation measures it).
+    enrich_when: str = choice("background", "now")
     # Enrich a sure answer too when the graph's top passages hold chunks it never extracted (a gap it can see).
     enrich_on_gaps: bool = False
     expansion: str = choice("llm", "template")  # llm (few-shot expansion query, template fallback) | template
@@ -204,6 +208,9 @@ class ServeConfig:
     # An enrichment round starts only with this much of the question's limit left (the round and the
     # retry that reads it: at 30 s, two questions of bench_results/load_test.json ran 60.1 s, past 60).
     enrich_reserve_s: float = bounded(40.0, ge=0.0, le=3600.0)
+    # Queued enrichments run in the server, one at a time, while no question is waiting or running; it
+    # looks for one this often. 0: never in the server (run them with `enrich-rag enrich --pending`).
+    job_poll_s: float = bounded(2.0, ge=0.0, le=3600.0)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from enrich_rag.agent.records import (
     HopAnswered,
     Planned,
     QueryAnalyzed,
+    Queued,
     Ranked,
     Read,
     Routed,
@@ -80,6 +81,7 @@ from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyz
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
+from enrich_rag.storage.enrichment_jobs import EnrichmentJob
 from enrich_rag.storage.passages import Passage
 
 MAX_QUESTION_CHARS = 2000
@@ -91,6 +93,23 @@ NO_TIME = "no time left to enrich within the request's limit"
 
 class QueryError(EnrichRagError):
     pass
+
+
+NOW, BACKGROUND = "now", "background"
+
+
+def enrich_when(config: AgentConfig, enrich: bool | str | None) -> str | None:
+    """When a question's enrichment runs (None: never): a caller's False, "now" or "background", or the
+    project's `agent.enrich_when` for True, and for None when `agent.allow_enrich`."""
+    if enrich is None:
+        return config.enrich_when if config.allow_enrich else None
+    if enrich is True:
+        return config.enrich_when
+    if enrich is False:
+        return None
+    if enrich in (NOW, BACKGROUND):
+        return str(enrich)
+    raise QueryError(f"enrich must be 'background', 'now', true or false, not {enrich!r}")
 
 
 @dataclass
@@ -105,6 +124,7 @@ class Answer:
     threshold: float = 0.0  # the perplexity under which an answer counts as sure
     chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
     confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
+    queued: list[str] = field(default_factory=list)  # enrichment jobs queued to run after this answer
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
@@ -118,6 +138,7 @@ class Answer:
             "citations": [c.to_dict() for c in self.citations],
             "subgraph": self.subgraph,
             "chain": self.chain,
+            "queued": self.queued,
             "trace": self.trace.to_dict(),
         }
 
@@ -136,6 +157,7 @@ class Answer:
             float(data.get("threshold", 0.0)),
             list(data.get("chain", [])),
             data.get("confidence"),
+            list(data.get("queued", [])),
         )
 
 
@@ -147,6 +169,7 @@ class Asked:
     analysis: QueryAnalysis
     trace: Trace
     allow_enrich: bool
+    enrich_later: bool = False  # an enrichment is queued to run after the answer, not waited for
     time_for_enrichment: Callable[[], bool] | None = None
     # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
     done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
@@ -156,7 +179,8 @@ class Asked:
         return self.analysis.question
 
     def has_time_to_enrich(self) -> bool:
-        return self.time_for_enrichment is None or self.time_for_enrichment()
+        """A queued round costs the answer nothing; one waited for must fit the request's time limit."""
+        return self.enrich_later or self.time_for_enrichment is None or self.time_for_enrichment()
 
 
 @dataclass
@@ -228,20 +252,22 @@ class Agent:
     def answer(
         self,
         question: str,
-        allow_enrich: bool | None = None,
+        allow_enrich: bool | str | None = None,
         should_stop: Callable[[], str | None] | None = None,
         time_for_enrichment: Callable[[], bool] | None = None,
         on_step: Callable[[Step], None] | None = None,
     ) -> Answer:
-        """`should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped.
+        """`allow_enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
+        it; "now" waits for the round and reads again; True or None: `agent.enrich_when` (None: only when
+        `agent.allow_enrich`). `should_stop` is asked before every tool (a time limit, a client gone); a reason raises QueryStopped.
         `time_for_enrichment` is asked before an EnrichGraph round: False answers with what was read
         (unsure) instead of starting a round the request's time limit cannot hold. `on_step` is told
         of each step as it finishes (a stream)."""
         question = validate_question(question)
         trace = Trace(question, should_stop=should_stop, on_step=on_step)
         start = time.perf_counter()
-        allow = self.config.allow_enrich if allow_enrich is None else allow_enrich
-        asked = Asked(self._analyze(question, trace), trace, allow, time_for_enrichment)
+        when = enrich_when(self.config, allow_enrich)
+        asked = Asked(self._analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
         hops, best = self._read_question(asked)
         text = self._compared(asked, best)
         cited, chain = citations(best.evidence), [h.record() for h in hops]
@@ -253,7 +279,9 @@ class Agent:
         if not sure and self.config.abstain:
             text = NOT_FOUND
         trace.seconds = round(time.perf_counter() - start, 4)
-        return Answer(question, text, best.perplexity, sure, cited, best.subgraph.to_dict(), trace, self.ppl_threshold, chain, confidence)
+        queued = [r.job.id for r in trace.records(Queued)]
+        subgraph = best.subgraph.to_dict()
+        return Answer(question, text, best.perplexity, sure, cited, subgraph, trace, self.ppl_threshold, chain, confidence, queued)
 
     def _confidence(self, asked: Asked, text: str, best: SearchRound, chain: list[dict[str, Any]]) -> float | None:
         """1 - P(wrong) of the corpus's model over what the loop saw answering (None without a model)."""
@@ -309,7 +337,7 @@ class Agent:
             decision = self._decide(asked, found, round_)
             if found.perplexity < best.perplexity or best.best is None:
                 best = found  # an enrichment round keeps its answer only when it reads better
-            if decision != ENRICH or not self._enrich(asked, asked.question, found).grew:
+            if decision != ENRICH or self._queued(asked, asked.question, found) or not self._enrich(asked, asked.question, found).grew:
                 break
             before = found
         return best
@@ -364,7 +392,8 @@ class Agent:
         grounding = functools.partial(grounded, question=sub.question, earlier=earlier)
         found = self._search_round(asked, sub, 0, SearchRound(), self.hop_choice, grounding)
         enriched = False
-        if not found.grounded and may_enrich and self._hop_decision(asked, index, found) == ENRICH:
+        decided = not found.grounded and may_enrich and self._hop_decision(asked, index, found) == ENRICH
+        if decided and not self._queued(asked, sub.question, found):
             enriched = True
             if self._enrich(asked, sub.question, found).grew:
                 retried = self._search_round(asked, sub, 1, found, self.hop_choice, grounding)
@@ -641,14 +670,32 @@ class Agent:
             targets=self.config.enrich_targets,
         )
 
+    def _targets(self, found: SearchRound) -> list[Passage]:
+        """What EnrichGraph extracts first: the tree's passages, then PageRank's."""
+        passages = [e for e in found.evidence if isinstance(e, Passage)]
+        if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
+            read_whole = {p.id for p in passages}
+            return [p for p in found.ranked if p.id not in read_whole]
+        return [*passages, *found.ranked]
+
+    def _queued(self, asked: Asked, question: str, found: SearchRound) -> bool:
+        """With `enrich_later`, the round goes to the project's queue (True) and the answer does not wait."""
+        if not asked.enrich_later:
+            return False
+        with asked.trace.step(Tool.QUEUE_ENRICHMENT, question=question) as step:
+            facts = [evidence_text(e) for e in found.evidence]
+            job = self.resources.jobs.put(question, facts, list(dict.fromkeys(p.id for p in self._targets(found))))
+            step.record = Queued(job)
+        return True
+
+    def run_job(self, job: EnrichmentJob) -> dict[str, Any]:
+        """A queued round, as the answer that queued it would have run it (`enrich-rag enrich --pending`, the server's worker)."""
+        candidates = self.resources.passages.by_ids(list(job.candidates))
+        return self.enrich(job.question, list(job.facts), candidates).record()
+
     def _enrich(self, asked: Asked, question: str, found: SearchRound) -> EnrichResult:
         with asked.trace.step(Tool.ENRICH_GRAPH, question=question) as step:
-            passages = [e for e in found.evidence if isinstance(e, Passage)]  # the tree's passages first, then PageRank's
-            candidates = [*passages, *found.ranked]
-            if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
-                read_whole = {p.id for p in passages}
-                candidates = [p for p in found.ranked if p.id not in read_whole]
-            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], candidates)
+            enriched = self.enrich(question, [evidence_text(e) for e in found.evidence], self._targets(found))
             step.record = Enriched(enriched)
             if enriched.partition:
                 asked.trace.partitions_written.append(enriched.partition)

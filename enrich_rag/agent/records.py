@@ -19,6 +19,7 @@ from enrich_rag.agent.sufficiency import Sufficiency, recorded
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.query_analysis import QueryAnalysis
 from enrich_rag.llm.comparison import Compared
+from enrich_rag.storage.enrichment_jobs import EnrichmentJob
 
 
 class Tool(StrEnum):
@@ -36,6 +37,7 @@ class Tool(StrEnum):
     BRIDGE = "Bridge"
     COMPARE = "Compare"
     CONFIDENCE = "Confidence"
+    QUEUE_ENRICHMENT = "QueueEnrichment"
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,17 @@ class Enriched:
 
 
 @dataclass(frozen=True)
+class Queued:
+    """QueueEnrichment: the round an unsure answer would have waited for, queued to run after it."""
+
+    tool: ClassVar[Tool] = Tool.QUEUE_ENRICHMENT
+    job: EnrichmentJob
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"job": self.job.id, "question": self.job.question, "candidates": len(self.job.candidates), "state": self.job.state}
+
+
+@dataclass(frozen=True)
 class HopAnswered:
     tool: ClassVar[Tool] = Tool.HOP
     hop: Hop
@@ -227,6 +240,7 @@ StepRecord = (
     | Read
     | Decided
     | Enriched
+    | Queued
     | HopAnswered
     | Bridged
     | ComparedSides

@@ -19,6 +19,7 @@ from enrich_rag.index.embeddings import QueryVectors, open_index
 from enrich_rag.llm.base import LLM
 from enrich_rag.storage.corpus_changes import CorpusSync
 from enrich_rag.storage.dvc_tracking import DvcRepo
+from enrich_rag.storage.enrichment_jobs import JobQueue, jobs_folder
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
@@ -60,6 +61,7 @@ class Resources:
             config.storage.compact_after,
             corpus,
         )
+        self.jobs = JobQueue(jobs_folder(config.paths.graph))  # enrichments queued to run after their answers
 
     def _get(self, name: str, load: Callable[[], Any]) -> Any:
         if name not in self._loaded:

@@ -164,6 +164,9 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
     if answer.confidence is not None:
         measured = f"confidence: {answer.confidence:.2f}, {measured}"
     out.print(f"{text}{measured} ({status})")
+    if answer.queued:
+        queued = ", ".join(answer.queued)
+        out.print(f"[cyan]Enrichment queued ({queued}): `enrich-rag enrich --pending` runs it; a server runs it when idle.[/cyan]")
     if not answer.sure:
         why = (
             f"confidence {answer.confidence:.2f}: this corpus's model gives it a {1 - answer.confidence:.0%} chance of being wrong"
@@ -369,15 +372,41 @@ def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
 
 @app.command()
 def enrich(
-    question: Annotated[str, typer.Argument(help="what the graph should learn about")],
+    question: Annotated[str | None, typer.Argument(help="what the graph should learn about")] = None,
+    pending: bool = typer.Option(False, "--pending", help="run the enrichments answers queued (oldest first), then stop"),
+    limit: int = typer.Option(0, "--limit", min=0, help="with --pending: at most this many (0: all)"),
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run one EnrichGraph round for a question (new partition, upsert, DVC record)."""
+    """Run one EnrichGraph round for a question (new partition, upsert, DVC record), or the queued ones."""
     cfg = _config(params, config)
-    result = _with_project(cfg, lambda rag: rag.enrich(question))
+    if pending == (question is not None):
+        _fail(EnrichRagError("give a question or --pending, not both and not neither"))
+    if pending:
+        ran = [j.to_dict() for j in _with_project(cfg, lambda rag: rag.enrich_pending(limit))]
+        _emit(ran, as_json, _jobs_table(f"{len(ran)} queued enrichments run", ran))
+        return
+    result = _with_project(cfg, lambda rag: rag.enrich(str(question)))
     _emit(result.__dict__, as_json, _kv_table(f"enrichment: {result.partition or 'nothing new'}", result.__dict__))
+
+
+def _jobs_table(title: str, jobs: list[dict[str, Any]]) -> Table:
+    table = Table(title=title)
+    for column in ("job", "state", "question", "partition", "new chunks", "error"):
+        table.add_column(column, overflow="fold")
+    for j in jobs:
+        result = j.get("result") or {}
+        table.add_row(j["id"], j["state"], j["question"], result.get("partition") or "", str(len(result.get("new_chunks", []))), j["error"])
+    return table
+
+
+@app.command()
+def jobs(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """The enrichment queue: what answers queued (pending), what a worker is running, what ran (done, failed)."""
+    cfg = _config(params, config)
+    listed = [j.to_dict() for j in _with_project(cfg, lambda rag: rag.jobs())]
+    _emit(listed, as_json, _jobs_table(f"{len(listed)} enrichment jobs", listed))
 
 
 @app.command()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from enrich_rag.agent.confidence import confidence_summary
-from enrich_rag.agent.loop import Answer
+from enrich_rag.agent.loop import NOW, Answer
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
 from enrich_rag.agent.resources import Resources
@@ -194,7 +194,8 @@ def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction
         dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
     )
 
-    return lambda item: prediction_of(agent.answer(item.question, allow_enrich=allow))
+    when = NOW if allow else False  # the design's loop: a method that enriches reads what its round found
+    return lambda item: prediction_of(agent.answer(item.question, allow_enrich=when))
 
 
 def prediction_of(answer: Answer) -> Prediction:

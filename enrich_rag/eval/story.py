@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from enrich_rag.agent.loop import Answer
+from enrich_rag.agent.loop import NOW, Answer
 from enrich_rag.agent.records import Enriched
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
@@ -63,7 +63,7 @@ def tell(
         agent = session.agent(dataclasses.replace(session.config.agent, hops=False))
         gold = list(story["answers"])
         before = agent.answer(story["question"], allow_enrich=False)
-        after = agent.answer(story["question"])
+        after = agent.answer(story["question"], allow_enrich=NOW)  # waits for the round the loop decides on
         rounds = [r.result for r in after.trace.records(Enriched)]
         partitions = [r.partition for r in rounds if r.partition]
         facts = [

@@ -149,6 +149,11 @@ class Admission:
                         self._recent.append(seconds)
                         self.timed += 1
 
+    def idle(self) -> bool:
+        """No question waits or runs: the time the server's enrichment worker takes."""
+        with self._ready:
+            return not self._line and not self._running
+
     def health(self) -> dict[str, Any]:
         with self._ready:
             return {

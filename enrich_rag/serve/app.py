@@ -151,4 +151,6 @@ def create_app(config: Config, rag: EnrichRAG | None = None, host: str = "127.0.
     app.state.admission, app.state.token_created, app.state.token_path = server.admission, server.token_created, server.token_path
     app.state.resources = server.rag.resources
     app.router.on_shutdown.append(server.admission.close)
+    app.router.on_shutdown.append(server.enrichment.stop)
+    server.enrichment.start()
     return app

@@ -28,6 +28,7 @@ from enrich_rag.llm.base import TokenCount
 from enrich_rag.serve.access import TOKEN_FILE, Access, load_or_create_token
 from enrich_rag.serve.admission import Admission, Busy, Ticket
 from enrich_rag.serve.conversation import Conversations, Turn, resolve_followup
+from enrich_rag.serve.enrichment_worker import EnrichmentWorker
 from enrich_rag.serve.openai_chat import turn_key
 from enrich_rag.serve.saved_settings import SavedSettings
 
@@ -70,6 +71,7 @@ class Server:
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
         self.admission = Admission(serve.workers, serve.queue_size, serve.expected_question_s)
+        self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)
         self.token_path = Path(config.paths.root) / TOKEN_FILE
         token, self.token_created = load_or_create_token(self.token_path)
         self.access = Access(token, host, allowed_hosts)

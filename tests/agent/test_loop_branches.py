@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from enrich_rag.agent.citations import PassageCitation
-from enrich_rag.agent.loop import Agent
+from enrich_rag.agent.loop import Agent, QueryError
 from enrich_rag.agent.records import Ranked
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
@@ -76,11 +76,13 @@ def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
     """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built. The
     question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan.
     A whole read grows by the perplexity rule unless a test asks for `grow="unstated"`: most tests here
-    script perplexities, and the default's stop (the first read that states its answer) is tested apart."""
+    script perplexities, and the default's stop (the first read that states its answer) is tested apart.
+    Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
     evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    return make_agent(resources, dataclasses.replace(copy.agent, **({"hops": False, "grow": "perplexity"} | agent)), evidence), resources
+    settings = {"hops": False, "grow": "perplexity", "enrich_when": "now"} | agent
+    return make_agent(resources, dataclasses.replace(copy.agent, **settings), evidence), resources
 
 
 def _outputs(answer, tool):
@@ -773,7 +775,8 @@ def test_a_whole_read_that_does_not_state_its_answer_grows_and_a_stated_answer_w
     contexts = [o["chunk_ids"] for o in _outputs(answer, "EnrichContext")]
     assert len(contexts[1]) == len(contexts[0]) + 1 and contexts[1][: len(contexts[0])] == contexts[0]
 
-    capped, capped_resources = _agent(world, tmp_path / "capped", spacy_extractor, [("Steven Spielberg", 1.05)], grow="unstated", max_iterations=2)
+    never = [("Steven Spielberg", 1.05)]
+    capped, capped_resources = _agent(world, tmp_path / "capped", spacy_extractor, never, grow="unstated", max_iterations=2)
     capped.answer("Who directed Inception?", allow_enrich=False)
     assert len(capped_resources.llm.prompts) == 2  # never stated: max_iterations reads, none past them
 
@@ -803,3 +806,33 @@ def test_read_first_keeps_the_whole_read_when_the_chain_does_not_ground(world, t
     answer = agent.answer(QUESTION, allow_enrich=False)
     assert "Plan" in answer.trace.tools() and len(_outputs(answer, "Hop")) == 2
     assert answer.answer == "Paris" and answer.chain == [] and not answer.sure
+
+
+def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_it_later(world, tmp_path, spacy_extractor):
+    """`enrich_when: background`: the unsure answer comes back at once with its round queued (no
+    partition, no second read); running the job writes the partition the loop would have waited for, and
+    the same question asked again walks the new facts."""
+    script = [("Paris", 20.0)]
+    agent, resources = _agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=1, enrich_when="background")
+    answer = agent.answer(QUESTION)
+    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide", "QueueEnrichment"]
+    assert answer.trace.partitions_written == [] and committed_partitions(Path(resources.config.paths.graph)) == ["seed"]
+    (job,) = resources.jobs.jobs("pending")
+    assert answer.queued == [job.id] and answer.to_dict()["queued"] == [job.id] and job.question == QUESTION
+    assert any(c.startswith("nolan::") for c in job.candidates)  # the gap the graph can see, as the loop ranked it
+    assert agent.answer(QUESTION).queued == [job.id]  # asked again before it ran: the same job, not a second
+    assert len(resources.jobs.jobs()) == 1
+
+    (ran,) = resources.jobs.run_pending(agent.run_job)
+    assert ran.state == "done" and ran.result["partition"] in committed_partitions(Path(resources.config.paths.graph))
+    assert resources.jobs.jobs("pending", "running") == [] and resources.writer.verify() == []
+    again = agent.answer(QUESTION, allow_enrich=False)
+    new_facts = {e["id"] for e in resources.store.rows_of([ran.result["partition"]])[1]}
+    assert new_facts and again.trace.first(Ranked).wire["pagerank_graph"][1] > answer.trace.first(Ranked).wire["pagerank_graph"][1]
+
+
+def test_enrich_false_never_queues_and_a_bad_mode_is_refused(world, tmp_path, spacy_extractor):
+    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_iterations=1, enrich_when="background")
+    assert agent.answer(QUESTION, allow_enrich=False).queued == [] and resources.jobs.jobs() == []
+    with pytest.raises(QueryError, match="enrich must be 'background', 'now'"):
+        agent.answer(QUESTION, allow_enrich="later")

@@ -1,4 +1,5 @@
-"""The graph through the door's `Graph`: counts, partitions, rollback (token), and one chunk by id."""
+"""The graph through the door's `Graph`: counts, partitions, rollback (token), one chunk by id, and the
+queue of enrichments that answers left for later."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ def router(server: Server) -> APIRouter:
     def graph_rollback(request: RollbackRequest, http: Request) -> dict[str, Any]:
         server.require_token(http, "rollback")
         return graph.rollback(request.partition)
+
+    @routes.get("/api/jobs")
+    def jobs() -> dict[str, Any]:
+        listed = [j.to_dict() for j in server.rag.jobs()]
+        return {"jobs": listed, "counts": {s: sum(j["state"] == s for j in listed) for s in ("pending", "running", "done", "failed")}}
 
     @routes.get("/api/chunk/{chunk_id}")
     def chunk(chunk_id: str) -> Any:

@@ -217,7 +217,8 @@ async function ask(event) {
     renderCitations(data.citations);
     renderGraph(data.subgraph, data.citations);
     renderTimeline(data.trace);
-    $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written`;
+    const queued = (data.queued || []).length ? `; enrichment queued (${data.queued.join(", ")}): the graph grows after this answer` : "";
+    $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written${queued}`;
     $("answer").dataset.state = "done";
     loadSettings();
   } catch (err) {

@@ -1,0 +1,39 @@
+"""The server's enrichment worker: the rounds that answers queued run here, one at a time, while no
+question is waiting or running, so an answer never waits for one. Every process of `serve --processes N`
+has a worker; a job is claimed by one rename, so each runs in one of them, and the graph's write lock
+keeps one writer at a time. What a job commits, every process reads before its next question."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from enrich_rag.api import EnrichRAG
+
+log = logging.getLogger(__name__)
+
+
+class EnrichmentWorker:
+    def __init__(self, rag: EnrichRAG, idle: Callable[[], bool], poll_s: float):
+        """`idle`: no question is waiting or running; `poll_s`: how often it looks (0: never runs)."""
+        self.rag, self.idle, self.poll_s = rag, idle, poll_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="enrichment", daemon=True)
+
+    def start(self) -> None:
+        if self.poll_s > 0:
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            while self.idle() and not self._stop.is_set():
+                try:
+                    if not self.rag.enrich_pending(limit=1):
+                        break
+                except Exception:  # the queue itself failed (a job's own failure is kept with the job)
+                    log.exception("enrichment worker: the queue could not be read")
+                    break
+
+    def stop(self) -> None:
+        self._stop.set()
