@@ -32,7 +32,7 @@ def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, em
     # A threshold no answer can meet forces exactly one enrichment round whatever the model says.
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, ppl_threshold=1.0, max_enrich_rounds=1))
     agent = make_agent(_resources(config, embedded_llm, spacy_extractor))
-    answer = agent.answer(QUESTION)
+    answer = agent.answer(QUESTION, allow_enrich="now")
     tools = answer.trace.tools()
     assert {"EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph"} <= set(tools)
     assert len(answer.trace.partitions_written) == 1

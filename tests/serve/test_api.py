@@ -1,5 +1,7 @@
 """Every endpoint through FastAPI's TestClient on the small built graph, with the real embedded LLM."""
 
+import dataclasses
+import time
 from pathlib import Path
 
 import pytest
@@ -113,11 +115,18 @@ def test_graph_endpoints_and_rollback(client):
     ]:
         response = client.post("/api/graph/rollback", json=body)
         assert response.status_code == 400 and message in response.json()["error"]
-    # A real enrichment (a threshold no answer meets forces one round), then its rollback through the API.
+    # A real enrichment (a threshold no answer meets forces one round), queued by the answer and run by the
+    # server's worker once no question is in line; then its rollback through the API.
     client.post("/api/settings", json={"ppl_threshold": 1.0001, "max_enrich_rounds": 1})
     answer = client.post("/api/query", json={"question": "Where was Christopher Nolan born?", "allow_enrich": True}).json()
-    written = answer["trace"]["partitions_written"]
-    assert len(written) == 1
+    assert answer["trace"]["partitions_written"] == [] and len(answer["queued"]) == 1
+    assert "QueueEnrichment" in [s["tool"] for s in answer["trace"]["steps"]]
+    deadline = time.monotonic() + 120
+    while (jobs := client.get("/api/jobs").json())["counts"]["done"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    (job,) = jobs["jobs"]
+    assert job["id"] == answer["queued"][0] and job["state"] == "done", job
+    written = [job["result"]["partition"]]
     assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed", written[0]]
     done = client.post("/api/graph/rollback", json={"partition": written[0]}).json()
     assert done["partition"] == written[0] and done["index_rows_deleted"] > 0
@@ -133,8 +142,6 @@ def test_openapi_schema_and_page(client):
 
 
 def _client_with(config, session, host="127.0.0.1", **serve):
-    import dataclasses
-
     app = create_app(dataclasses.replace(config, serve=dataclasses.replace(config.serve, **serve)), session, host=host)
     return TestClient(app, base_url=LOCAL)
 
@@ -251,8 +258,9 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
 def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
     """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
     that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""
-    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with _client_with(gap_config, session, enrich_reserve_s=0, query_timeout_s=120) as client:
+    waits = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, enrich_when="now"))
+    session = EnrichRAG(waits, llm=embedded_llm, extractor=spacy_extractor)
+    with _client_with(waits, session, enrich_reserve_s=0, query_timeout_s=120) as client:
         client = _authorised(client)
         question = {"question": "Where was Christopher Nolan born?", "allow_enrich": True}
         first = client.post("/api/query", json=question).json()

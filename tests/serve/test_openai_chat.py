@@ -94,6 +94,7 @@ def test_without_the_key_a_question_only_reads(gap_config, spacy_extractor):
 
             keyed = openai.OpenAI(base_url=f"{url}/v1", api_key=token, max_retries=0)
             wrote = keyed.chat.completions.create(**ask).model_extra["enrich_rag"]
-            assert wrote["read_only"] is False and "EnrichGraph" in [s["tool"] for s in wrote["trace"]["steps"]]
+            assert wrote["read_only"] is False and "QueueEnrichment" in [s["tool"] for s in wrote["trace"]["steps"]]
+            assert wrote["queued"] and [j.id for j in rag.jobs()] == wrote["queued"]
     finally:
         rag.close()
