@@ -10,11 +10,14 @@ delay spread over a measured run of the same write. The writes, `--kills` rounds
                upsert (made just before, by a worker that exits at that point);
   - compact:   `graph compact` of the enrichment partitions (unkilled enrichments first, to have two);
   - add:       `enrich-rag add` of one new document (a bundled passage the sandbox lacks);
-  - remove:    `enrich-rag remove` of one document of the sandbox (the next one each round).
-Then, as the next start would, it runs `reconcile` and checks that:
+  - remove:    `enrich-rag remove` of one document of the sandbox (the next one each round);
+  - job:       `enrich-rag enrich --pending` of the queue's oldest job (a new one queued each round, so a
+               killed job, put back in the queue, is the next round's replay).
+Then, as the next start would, it runs `reconcile` (and puts a killed worker's job back in the queue) and checks that:
   - no staging leftovers remain, every committed partition reads back (nodes and edges);
   - the graph index holds exactly the rows of the committed partitions (none missing, none orphan);
-  - DVC's records match every committed partition and the index (`dvc status` clean).
+  - DVC's records match every committed partition and the index (`dvc status` clean);
+  - no job is left running: each is pending (replayed next) or done, whole.
 The checks are `GraphWriter.verify`, the same the package offers to anyone. With `--verify-cli`, each
 restart first runs `enrich-rag graph verify` (exit 1 when the kill left something to finish) and then
 `enrich-rag graph verify --repair`, which must exit 0. `--deep` picks the enrichment's extractor
@@ -45,8 +48,9 @@ from rich.table import Table
 from benchmarks.sandbox import build_sandbox, bundled_passages, sandbox_params
 from enrich_rag.config import load_config
 from enrich_rag.storage.atomic import atomic_file
+from enrich_rag.storage.enrichment_jobs import RUNNING
 
-OPERATIONS = ["enrich", "rollback", "reconcile", "compact", "add", "remove"]
+OPERATIONS = ["enrich", "rollback", "reconcile", "compact", "add", "remove", "job"]
 
 
 def _worker(params: Path) -> None:
@@ -75,6 +79,8 @@ def _worker(params: Path) -> None:
         done = resources.add_documents([topic]).partition
     elif operation == "remove":
         done = resources.remove_documents([topic]).partition
+    elif operation == "job":
+        done = ",".join(j.state for j in session.enrich_pending(limit=1))
     elif operation == "rollback":
         done = resources.writer.rollback([p for p in committed_partitions(Path(config.paths.graph)) if p != "seed"][-1])["partition"]
     else:
@@ -89,8 +95,11 @@ def _check(params: Path) -> dict:
     session = EnrichRAG(load_config(params), reconcile=False)
     resources = session.resources
     report = resources.writer.reconcile()
+    replayed = resources.jobs.requeue_stale()
     resources.writer.reload_index()
     problems = resources.writer.verify()
+    if left := resources.jobs.jobs(RUNNING):
+        problems.append(f"{len(left)} jobs still running after restart")
     counts = resources.store.counts()
     session.close()
     return {
@@ -98,6 +107,8 @@ def _check(params: Path) -> dict:
         "nodes": counts["nodes"],
         "edges": counts["edges"],
         "repaired": report.changed,
+        "jobs_put_back": len(replayed),
+        "jobs": resources.jobs.counts(),
         "problems": problems,
     }
 
@@ -195,6 +206,11 @@ def main() -> None:
                 return f"add {path}"
             if operation == "remove":
                 return f"remove {next(removals)}"
+            if operation == "job":
+                from enrich_rag.storage.enrichment_jobs import JobQueue, jobs_folder
+
+                JobQueue(jobs_folder(load_config(params).paths.graph)).put(next(topics))
+                return "job"
             run(f"crash {next(topics)}")  # a partition written, not indexed, not recorded
             return "reconcile"
 

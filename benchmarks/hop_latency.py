@@ -1,9 +1,12 @@
-"""The hop loop's time on each dev set, quiet, without enrichment: seconds a question end to end and
-reader calls, overall and by the plan's kind (one hop against a chain or side-by-side hops). The reader is
-loaded once and warmed on a question outside the measured range; each set reads its own build.
+"""The loop's time on each dev set, quiet: seconds a question end to end, reader calls and the tokens
+they cost (prefill computed, served from llama.cpp's prompt cache, generated), overall and by the plan's
+kind (one hop against a chain or side-by-side hops). The reader is loaded once and warmed on a question
+outside the measured range; each set reads its own build. `--enrich background`: writes allowed, an
+unsure answer queues its round (on a writable copy of the build) instead of waiting for it; the queue is
+not run, so the time is the answer's alone: the foreground cost of writes.
 
     python scripts/bench_hop_latency.py --set nq=configs/nq.yaml:1:30 --set musique=configs/musique.yaml:1:30 \
-        --out bench_results/hop_latency.json
+        --out bench_results/fast_answer_latency.json
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,37 +29,52 @@ from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import CountingLLM
 from enrich_rag.eval.prepare import sampled_questions
 from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.llm.base import TokenCount
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
+from enrich_rag.storage.workspace import writable_copy
+
+TOKENS = ("prefill_tokens", "cached_tokens", "generated_tokens")
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {"questions": 0}
     p50, p95 = _pct([r["seconds"] for r in rows])
+    tokens = {f"{t}_mean": round(statistics.mean(r[t] for r in rows), 1) for t in TOKENS if all(t in r for r in rows)}
     return {
         "questions": len(rows),
         "p50_s": round(p50, 2),
         "p95_s": round(p95, 2),
         "llm_calls_mean": round(statistics.mean(r["llm_calls"] for r in rows), 2),
-    }
+        "queued": sum(r.get("queued", 0) for r in rows),
+    } | tokens
 
 
-def measure(params: str, overlay: str, first: int, last: int, llm: CountingLLM) -> dict[str, Any]:
+def measure(
+    params: str, overlay: str, first: int, last: int, llm: CountingLLM, enrich: str = "off", workdir: Path | None = None
+) -> dict[str, Any]:
     config, ev = load_eval(params, overlay)
     ensure_built(config, ev)
+    if enrich != "off":
+        assert workdir is not None
+        config = writable_copy(config, workdir / ev.dataset)  # queued jobs and the graph they would grow stay in the copy
     items = sampled_questions(ev)
     warm, measured = items[last] if last < len(items) else items[0], items[first - 1 : last]
+    allow: str | bool = enrich if enrich != "off" else False
+    counted: TokenCount | None = getattr(llm.inner, "tokens", None)
     rows = []
     with EnrichRAG(config, llm=llm, reconcile=False) as session:
         agent = session.agent()
         agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
         for item in tqdm(measured, desc=ev.dataset, unit="q"):
-            before = llm.calls
-            answer = agent.answer(item.question, allow_enrich=False)
+            before, tokens_before = llm.calls, counted.copy() if counted is not None else None
+            answer = agent.answer(item.question, allow_enrich=allow)
             planned = answer.trace.first(Planned)
             kind = planned.plan.kind if planned else ONE_HOP
-            rows.append({"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind})
+            row = {"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind}
+            tokens = counted.since(tokens_before) if counted is not None and tokens_before is not None else {}
+            rows.append(row | {"queued": len(answer.queued)} | tokens)
     return {
         "range": [first, last],
         "all": _summary(rows),
@@ -69,23 +88,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", required=True, help="name=configs/<dataset>.yaml:first:last (1-based)")
     parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--enrich", choices=["off", "background"], default="off", help="background: writes allowed, rounds queued")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     config, _ = load_eval(args.params, args.set[0].split("=", 1)[1].split(":")[0])
     llm = CountingLLM(make_llm(config.llm))
-    result: dict[str, Any] = {"reader": model_name(config.llm), "allow_enrich": False, "sets": {}}
-    for spec in args.set:
-        name, rest = spec.split("=", 1)
-        overlay, first, last = rest.split(":")
-        result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm)
-    table = Table(title=f"the hop loop's time, quiet, no enrichment, reader {result['reader']}")
-    for column in ("set", "plan", "n", "p50 s", "p95 s", "reader calls"):
+    result: dict[str, Any] = {"reader": model_name(config.llm), "allow_enrich": args.enrich != "off", "enrich": args.enrich, "sets": {}}
+    with tempfile.TemporaryDirectory() as workdir:
+        for spec in args.set:
+            name, rest = spec.split("=", 1)
+            overlay, first, last = rest.split(":")
+            result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm, args.enrich, Path(workdir))
+    table = Table(title=f"the loop's time, quiet, enrichment {args.enrich}, reader {result['reader']}")
+    for column in ("set", "plan", "n", "p50 s", "p95 s", "reader calls", "prefill tokens", "cached tokens", "generated tokens", "queued"):
         table.add_column(column, justify="left" if column in ("set", "plan") else "right")
     for name, s in result["sets"].items():
         for part in ("all", "one_hop", "hops"):
             x = s[part]
             if x["questions"]:
-                table.add_row(name, part, str(x["questions"]), f"{x['p50_s']:.2f}", f"{x['p95_s']:.2f}", f"{x['llm_calls_mean']:.2f}")
+                tokens = [f"{x[f'{t}_mean']:.0f}" if f"{t}_mean" in x else "-" for t in TOKENS]
+                times = [f"{x['p50_s']:.2f}", f"{x['p95_s']:.2f}", f"{x['llm_calls_mean']:.2f}"]
+                table.add_row(name, part, str(x["questions"]), *times, *tokens, str(x["queued"]))
     Console().print(table)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 
