@@ -19,11 +19,11 @@ ORACLE = "oracle"
 DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSiQue", "nq": "NQ-Open"}  # the configs/ sets
 # The run of today's default loop that stands for each set, and whether its questions were used to tune it
 # (a rule's shape or a setting chosen on them): a new run of the default is named here.
-CURRENT_RUNS = {
-    "hotpotqa": ("results/hops/hotpotqa/dev261-300-bridge-881e4d0", False),
-    "2wiki": ("results/hops/2wiki/dev161-200-bridge-881e4d0", False),
-    "musique": ("results/hops/musique/dev100-bridge-881e4d0", True),  # the bridge check was shaped on these parses
-    "nq": ("results/hops/nq/dev100-bridge-881e4d0", True),  # earlier rounds' settings were chosen on NQ dev 1-100
+CURRENT_RUNS = {  # dataset -> (run, whether its questions chose a setting, the method that ran the default loop)
+    "hotpotqa": ("results/hops/hotpotqa/dev261-300-bridge-881e4d0", False, DEFAULT_METHOD),
+    "2wiki": ("results/hops/2wiki/dev161-200-bridge-881e4d0", False, DEFAULT_METHOD),
+    "musique": ("results/hops/musique/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # the bridge check was shaped on these parses
+    "nq": ("results/hops/nq/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # earlier rounds' settings were chosen on NQ dev 1-100
 }
 README_START, README_END = "<!-- what-to-expect: start -->", "<!-- what-to-expect: end -->"
 
@@ -66,7 +66,9 @@ def _loop(run: Path) -> str:
 
     config = run / "config.yaml"
     agent = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("agent", {}) if config.is_file() else {}
-    return "hops" if agent.get("hops") else "one read"
+    if not agent.get("hops", True):
+        return "one read"
+    return "read first" if agent.get("plan_when") == "unsure" else "hops"
 
 
 def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
@@ -80,7 +82,7 @@ def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
             n = int(methods[ORACLE].get("n", 0))
             if dataset not in ceiling or n > ceiling[dataset][0]:
                 ceiling[dataset] = (n, path, metrics)
-    current = {d: root / run / "metrics.json" for d, (run, _) in CURRENT_RUNS.items() if root / run / "metrics.json" in runs}
+    current = {d: root / run / "metrics.json" for d, (run, *_) in CURRENT_RUNS.items() if root / run / "metrics.json" in runs}
     if not current:
         return []
     lines = [
@@ -92,7 +94,7 @@ def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
         "|---|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for dataset, path in current.items():
-        own = runs[path]["methods"][DEFAULT_METHOD]
+        own = runs[path]["methods"][CURRENT_RUNS[dataset][2]]
         oracle_cells = ["", ""]
         files = [f"`{path.parent.relative_to(root)}`"]
         if dataset in ceiling:

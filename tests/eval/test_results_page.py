@@ -88,7 +88,9 @@ def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_ora
     _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
     _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")
     (tmp_path / "results/hops/musique/new/config.yaml").write_text("agent:\n  hops: true\n")
-    monkeypatch.setattr(expectations, "CURRENT_RUNS", {"musique": ("results/hops/musique/new", True), "nq": ("results/nq/missing", False)})
+    method = "enrichrag_no_enrich"
+    current = {"musique": ("results/hops/musique/new", True, method), "nq": ("results/nq/missing", False, method)}
+    monkeypatch.setattr(expectations, "CURRENT_RUNS", current)
     (tmp_path / "bench_results").mkdir()
     bench = {
         "commit": "abc1234",
