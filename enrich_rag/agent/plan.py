@@ -8,8 +8,9 @@ earlier answer is known.
 
 A plan whose hops are independent (no `#n`: "When was A born?", "When was B born?") is read side by
 side and composed by one final read; a chain's answer is its last hop's. What the planner wrote that
-cannot be a plan (not JSON, a slot naming a later hop, more hops than `MAX_HOPS`) falls back to the
-question itself as one hop, and the trace says why.
+cannot be a plan (not JSON, a slot naming a later hop, more hops than `MAX_HOPS`, two hops that ask the
+same thing, hops that leave out much of what the question says) falls back to the question itself as one
+hop, and the trace says why.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from enrich_rag.llm.prompts import plan_prompt
 from enrich_rag.text import content_words
 
 MAX_HOPS = 4
+# Hops that together name less than this share of the question's content words dropped a condition of it
+# ("...uploads data when you git push?" planned without "git push"): chosen on the committed dev plans
+# (`scripts/plan_checks.py`, bench_results/plan_checks.json).
+MIN_COVERAGE = 0.6
 PLAN_TOKENS = 96
 SLOT_PATTERN = re.compile(r"#(\d+)")
 PLAN_SCHEMA: dict[str, Any] = {
@@ -78,7 +83,20 @@ def parse_plan(question: str, reply: str) -> Plan:
             return one_hop(question, f"hop {i + 1} asks about nothing the question names")
     if len(hops) == 1:
         return one_hop(question)  # one hop: the question as asked, not the planner's rewording
+    asks = [frozenset(content_words(SLOT_PATTERN.sub(" ", hop))) for hop in hops]
+    if len(set(asks)) < len(asks):
+        again = next(i for i, a in enumerate(asks) if asks.index(a) != i)
+        return one_hop(question, f"hops {asks.index(asks[again]) + 1} and {again + 1} ask the same thing")
+    if (coverage := plan_coverage(question, hops)) < MIN_COVERAGE:
+        return one_hop(question, f"the hops name {coverage:.0%} of what the question says (under {MIN_COVERAGE:.0%})")
     return Plan(tuple(hops))
+
+
+def plan_coverage(question: str, hops: Sequence[str]) -> float:
+    """The share of the question's content words that some hop names."""
+    asked = content_words(question)
+    named = set().union(*(content_words(SLOT_PATTERN.sub(" ", hop)) for hop in hops))
+    return len(asked & named) / len(asked) if asked else 1.0
 
 
 def make_plan(llm: LLM, question: str) -> Plan:

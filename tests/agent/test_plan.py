@@ -75,3 +75,17 @@ def test_a_chain_hop_that_reads_back_an_earlier_answer_is_not_grounded():
     said = Sufficiency("Vivien Leigh", 1.1, (page,))
     assert not grounded(said, "Who is Suzanne Farrington's spouse?", earlier=["Vivien Leigh"])
     assert grounded(said, "Who is Suzanne Farrington's spouse?")  # side by side (no earlier answers passed)
+
+
+def test_a_plan_that_repeats_a_hop_or_drops_a_condition_is_no_plan():
+    """The documentation-folder question planned as one sub-question asked twice, and planned without the
+    condition that decides it ("when you git push"), is read as one."""
+    question = "Which Git hook installed by dvc install uploads DVC-tracked data to the default remote when you git push?"
+    twice = '{"hops": ["What Git hook is installed by dvc install?", "What Git hook is installed by dvc install?"]}'
+    repeated = parse_plan(question, twice)
+    assert repeated.hops == (question,) and repeated.note == "hops 1 and 2 ask the same thing"
+    dropped = parse_plan(question, '{"hops": ["What Git hook is installed by dvc install?", "Which of #1 uploads data?"]}')
+    assert dropped.hops == (question,) and dropped.note == "the hops name 58% of what the question says (under 60%)"
+    whole = '{"hops": ["Which Git hooks does dvc install install?", "Which of #1 uploads DVC-tracked data to the remote on git push?"]}'
+    kept = parse_plan(question, whole)
+    assert kept.kind == CHAIN and not kept.note
