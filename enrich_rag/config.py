@@ -138,7 +138,7 @@ class AgentConfig:
     # With hops: plan before reading (always), or read the question whole first and plan only when that
     # read is unsure, i.e. what it read does not state its answer (unsure; a chain that does not ground
     # falls back to the whole read).
-    plan_when: str = choice("always", "unsure")
+    plan_when: str = choice("unsure", "always")
     # How a whole read widens its context: while what it read does not state its answer (unstated: a read
     # that states it is not read again to confirm it), or while its perplexity is over the threshold and
     # still falling (perplexity: the rule before).

@@ -77,11 +77,12 @@ def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
     question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan.
     A whole read grows by the perplexity rule unless a test asks for `grow="unstated"`: most tests here
     script perplexities, and the default's stop (the first read that states its answer) is tested apart.
-    Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it."""
+    Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it, and
+    a planned question is planned before it is read (`plan_when="always"`) unless a test reads first."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
     evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    settings = {"hops": False, "grow": "perplexity", "enrich_when": "now"} | agent
+    settings = {"hops": False, "plan_when": "always", "grow": "perplexity", "enrich_when": "now"} | agent
     return make_agent(resources, dataclasses.replace(copy.agent, **settings), evidence), resources
 
 

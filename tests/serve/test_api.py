@@ -284,8 +284,9 @@ def test_a_planned_question_returns_its_chain_and_draws_every_hops_passages(gap_
 
     plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
     reader = ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)])
-    session = EnrichRAG(gap_config, llm=reader, extractor=spacy_extractor)
-    with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
+    plans_first = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, plan_when="always"))
+    session = EnrichRAG(plans_first, llm=reader, extractor=spacy_extractor)
+    with TestClient(create_app(plans_first, session), base_url=LOCAL) as client:
         data = client.post("/api/query", json={"question": "Where was the director of Inception born?", "allow_enrich": False}).json()
     session.close()
     assert data["answer"] == "London" and [h["answer"] for h in data["chain"]] == ["Christopher Nolan", "London"]

@@ -3,6 +3,7 @@
 Needs the Debian `chromium` + `chromium-driver` packages (.ci/run installs them when missing).
 """
 
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -126,10 +127,11 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     from tests.scripted_llm import ScriptedLLM
 
     plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
-    session = EnrichRAG(gap_config, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
+    plans_first = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, plan_when="always"))
+    session = EnrichRAG(plans_first, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
     try:
-        with serving(create_app(gap_config, session)) as url:
+        with serving(create_app(plans_first, session)) as url:
             driver.get(url)
             WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
             driver.find_element(By.ID, "allow-enrich").click()
