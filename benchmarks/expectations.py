@@ -60,12 +60,15 @@ def _runs(root: Path, only: frozenset[str] | None) -> list[tuple[Path, dict[str,
     return [(p, json.loads(p.read_text(encoding="utf-8"))) for p in found if "workspace" not in p.parts]
 
 
-def _loop(run: Path) -> str:
-    """How the run's loop read a question: planned hops, or the question read as one."""
+def _loop(run: Path, method: str) -> str:
+    """How the method's loop read a question in that run: planned hops, read first, or read as one."""
     import yaml
+
+    from enrich_rag.eval.methods import AGENT_OVERRIDES
 
     config = run / "config.yaml"
     agent = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("agent", {}) if config.is_file() else {}
+    agent = agent | AGENT_OVERRIDES.get(method, {})
     if not agent.get("hops", True):
         return "one read"
     return "read first" if agent.get("plan_when") == "unsure" else "hops"
@@ -105,7 +108,7 @@ def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
                 files.append(f"`{opath.parent.relative_to(root)}`")
         latency = own.get("latency_p50_s")
         lines.append(
-            f"| {DEV_SETS[dataset]} | {_loop(path.parent)} | {'yes' if CURRENT_RUNS[dataset][1] else 'no'} | "
+            f"| {DEV_SETS[dataset]} | {_loop(path.parent, CURRENT_RUNS[dataset][2])} | {'yes' if CURRENT_RUNS[dataset][1] else 'no'} | "
             f"{with_ci(own['em'], own.get('em_ci'))} | {own.get('n', '')} | "
             f"{'' if latency is None else f'{latency:.1f}'} | {oracle_cells[0]} | {oracle_cells[1]} | {', '.join(files)} |"
         )
