@@ -360,7 +360,7 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     reply = '{"facts": [["Christopher Nolan", "directed", "Inception"]]}'
     deep = LLMExtractor(ScriptedLLM([(reply, 1.0)]), fact_prompt)
     resources = Resources(copy, llm=ScriptedLLM([("Paris", 20.0), ("London", 1.1)]), extractor=deep)
-    agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, hops=False))
+    agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, hops=False, enrich_when="now"))
     assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it
     answer = agent.answer(QUESTION)
     enriched = _outputs(answer, "EnrichGraph")[0]
@@ -387,7 +387,8 @@ def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(
         deep = LLMExtractor(ScriptedLLM([('{"facts": []}', 1.0)]), fact_prompt)
         resources = Resources(writable_copy(copy, tmp_path / targets), llm=ScriptedLLM([("Paris", 20.0)]), extractor=deep)
         agent = make_agent(
-            resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets, hops=False)
+            resources,
+            dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets, hops=False, enrich_when="now"),
         )
         answer = agent.answer(QUESTION)
         read_whole = set(_outputs(answer, "EnrichContext")[0]["chunk_ids"])
@@ -580,7 +581,7 @@ def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp
     plan = '{"hops": ["Who directed Inception?", "Who stars in Inception?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("Leonardo DiCaprio", 1.1), ("Christopher Nolan", 1.2)]
     agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
-    answer = agent.answer(QUESTION, allow_enrich=False)
+    answer = agent.answer("Who directed Inception and who stars in it?", allow_enrich=False)
     first, second = answer.chain
     assert first["chunk_ids"] == second["chunk_ids"] == ["inception::c0"]  # the same page read by both
     assert (first["answer"], second["answer"]) == ("Christopher Nolan", "Leonardo DiCaprio")
