@@ -39,6 +39,15 @@ def cost_rows(root: Path, only: frozenset[str] | None) -> list[str]:
         return []
     b = json.loads(path.read_text(encoding="utf-8"))
     plain, enriching = b["without_enrichment"], b["enrichment_allowed"]
+    reads = (
+        f"; {plain['llm_calls_mean']:.1f} reader calls, {plain['prefill_tokens_mean']:.0f} prompt tokens computed, "
+        f"{plain['generated_tokens_mean']:.0f} generated"
+        if all(f"{k}_mean" in plain for k in ("llm_calls", "prefill_tokens", "generated_tokens"))
+        else ""
+    )
+    grew = f"{enriching['enriched_share']:.0%} of them enriched"
+    if enriching.get("queued_share"):  # rounds queued behind the answer instead of waited for
+        grew = f"{enriching['queued_share']:.0%} of them queued a round, run after the answer"
     return [
         f"Measured by `scripts/what_to_expect.py` (`{BENCH}`, commit {b['commit']}, {b['cores']} CPU cores, default reader):",
         "",
@@ -47,9 +56,8 @@ def cost_rows(root: Path, only: frozenset[str] | None) -> list[str]:
         f"| build {b['documents']} documents (`enrich-rag build`) | {b['build']['seconds']:.0f} s, peak {_mb(b['build']['peak_rss_mb'])} |",
         f"| server start, indexes and reader loaded (`enrich-rag serve`) | {b['server_warm_s']:.0f} s |",
         f"| a question, no enrichment: first step shown / whole answer (p50 of {plain['questions']}) | "
-        f"{plain['first_step_p50_s']:.1f} s / {plain['total_p50_s']:.1f} s (p95 {plain['total_p95_s']:.1f} s) |",
-        f"| a question, enrichment allowed: whole answer (p50 of {enriching['questions']}) | "
-        f"{enriching['total_p50_s']:.1f} s; {enriching['enriched_share']:.0%} of them enriched |",
+        f"{plain['first_step_p50_s']:.1f} s / {plain['total_p50_s']:.1f} s (p95 {plain['total_p95_s']:.1f} s){reads} |",
+        f"| a question, enrichment allowed: whole answer (p50 of {enriching['questions']}) | {enriching['total_p50_s']:.1f} s; {grew} |",
         f"| server memory (peak, after the questions) | {_mb(b['server_peak_rss_mb'])} |",
         "",
     ]

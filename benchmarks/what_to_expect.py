@@ -79,6 +79,7 @@ def streamed(url: str, question: str, enrich: bool, token: str | None, timeout: 
                     "sure": answer["sure"],
                     "confidence": answer.get("confidence"),
                     "enriched": bool(answer["trace"]["partitions_written"]),
+                    "queued": bool(answer.get("queued")),  # a round queued to run after the answer (agent.enrich_when: background)
                     "llm_calls": sum(1 for s in answer["trace"]["steps"] if _reader_call(s)),
                     **(answer.get("tokens") or {}),  # prefill, cached and generated tokens, as the server's reader counted them
                 }
@@ -101,6 +102,7 @@ def summary(rows: list[dict], gold: list[list[str]]) -> dict:
         "total_p95_s": pct("total_s", 95),
         "em": round(float(np.mean([bool(exact_match(r.get("answer") or "", g)) for r, g in zip(rows, gold)])), 3),
         "enriched_share": round(float(np.mean([r.get("enriched", False) for r in rows])), 3),
+        "queued_share": round(float(np.mean([r.get("queued", False) for r in rows])), 3),
     } | {
         f"{key}_mean": round(float(np.mean([r[key] for r in ok])), 1)
         for key in ("llm_calls", "prefill_tokens", "cached_tokens", "generated_tokens")
