@@ -137,12 +137,13 @@ class AgentConfig:
     route: bool = False
     # With hops: plan before reading (always), or read the question whole first and plan only when that
     # read is unsure, i.e. what it read does not state its answer (unsure; a chain that does not ground
-    # falls back to the whole read).
-    plan_when: str = choice("unsure", "always")
-    # How a whole read widens its context: while what it read does not state its answer (unstated: a read
-    # that states it is not read again to confirm it), or while its perplexity is over the threshold and
-    # still falling (perplexity: the rule before).
-    grow: str = choice("unstated", "perplexity")
+    # falls back to the whole read). unsure with grow: unstated halves the reader calls and loses EM on
+    # three of four dev sets (docs/guide.md, "Read first"): a setting, not the default.
+    plan_when: str = choice("always", "unsure")
+    # How a whole read widens its context: while its perplexity is over the threshold and still falling
+    # (perplexity), or while what it read does not state its answer (unstated: a read that states it is not
+    # read again to confirm it).
+    grow: str = choice("perplexity", "unstated")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ for each enrichment round (0 .. max_enrich_rounds):
     choose:  the context strategy (`evidence.selection`, chosen once: tree, entity-first, PageRank)
              makes the round's choice once (entity-first's selection and scores)
     per iteration i:  EnrichContext (its context at k + i passages) -> CheckSufficiency (read)
-             until what it read states its answer (`agent.grow: unstated`; or, by the perplexity
-             rule, until perplexity is under the threshold or stops improving), or the iteration cap
+             until perplexity is under the threshold or stops improving (or, `agent.grow: unstated`,
+             until what it read states its answer), or the iteration cap
     decide:  AnalyzeDecide: under the threshold -> answer; else EnrichGraph -> retry
 with `agent.hops`: Plan first, or (`agent.plan_when: unsure`) only after the rounds above read the
 question whole and did not find its answer stated; with `agent.route`, only when the parse shows a

@@ -86,7 +86,6 @@ AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_single": ONE_READ,
     "enrichrag_no_bridge": {"bridge_check": False},
     "enrichrag_routed": {"route": True},
-    "enrichrag_plan_first": {"plan_when": "always", "grow": "perplexity"},
     "enrichrag_read_first": {"plan_when": "unsure", "grow": "unstated"},
     "graph_only": ONE_READ,
     "pcst_no_facts": ONE_READ,
@@ -101,13 +100,12 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "enrichrag_no_enrich": (
         False,
         {},
-    ),  # the default loop without enrichment (read first; a question planned only when that read is unsure)
+    ),  # the hop loop: a planned question read one sub-question at a time
     "enrichrag": (True, {}),
     "enrichrag_single": (False, {}),  # the whole question read at once (the loop before plans): the ablation
     "enrichrag_no_bridge": (False, {}),  # the hop loop without the bridge check on questions kept whole: its ablation
     "enrichrag_routed": (False, {}),  # the hop loop that plans only what the parse routes to the planner (agent/route.py)
-    "enrichrag_plan_first": (False, {}),  # plan, then read; a whole read grows while its perplexity falls (the default before read-first)
-    "enrichrag_read_first": (False, {}),  # read whole first, plan only when that read does not state its answer (the default, spelled out)
+    "enrichrag_read_first": (False, {}),  # read whole first, plan only when that read does not state its answer
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
     "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced
