@@ -82,8 +82,12 @@ class JobQueue:
     def __init__(self, root: Path | str):
         self.root = Path(root)
 
+    def _folder(self, state: str) -> Path:
+        return self.root / (DONE if state == FAILED else state)
+
     def _dir(self, state: str) -> Path:
-        path = self.root / (DONE if state == FAILED else state)
+        """The state's folder, made when missing (for a write; reading a project never creates it)."""
+        path = self._folder(state)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
@@ -106,7 +110,7 @@ class JobQueue:
         wanted = states or (PENDING, RUNNING, DONE, FAILED)
         found = []
         for folder in dict.fromkeys(DONE if s == FAILED else s for s in wanted):
-            for path in self._dir(folder).glob("*.json"):
+            for path in self._folder(folder).glob("*.json"):
                 with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
                     job = EnrichmentJob.from_dict(json.loads(path.read_text(encoding="utf-8")))
                     if folder == RUNNING:
@@ -118,7 +122,7 @@ class JobQueue:
     def requeue_stale(self) -> list[str]:
         """Jobs whose worker process is gone go back to pending (replayed whole); their ids."""
         requeued = []
-        for path in self._dir(RUNNING).glob("*@*.json"):
+        for path in self._folder(RUNNING).glob("*@*.json"):
             if _alive(_owner(path)):
                 continue
             with contextlib.suppress(FileNotFoundError):

@@ -16,6 +16,7 @@ from enrich_rag.storage.enrichment_jobs import DONE, FAILED, PENDING, RUNNING, J
 
 def test_a_job_is_queued_once_and_runs_once_oldest_first(tmp_path):
     queue = JobQueue(tmp_path / "jobs")
+    assert queue.jobs() == [] and queue.requeue_stale() == [] and not queue.root.exists()  # looking writes nothing
     first = queue.put("Where was the director of Inception born?", ["fact"], ["a::c0", "b::c0"])
     assert queue.put("Where was the director of Inception born?", ["other facts"], ["a::c0", "b::c0"]) == first
     second = queue.put("Who directed Inception?", [], ["c::c0"])
