@@ -98,9 +98,9 @@ class JobQueue:
     def put(self, question: str, facts: Sequence[str] = (), candidates: Sequence[str] = ()) -> EnrichmentJob:
         """Queue a round (or return the same round already waiting or running)."""
         id_ = job_id(question, candidates)
-        for job in self.jobs(PENDING, RUNNING):
-            if job.id == id_:
-                return job
+        for path in (self._folder(PENDING) / f"{id_}.json", *self._folder(RUNNING).glob(f"{id_}@*.json")):
+            with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):  # looked up by its id, not by reading the queue
+                return EnrichmentJob.from_dict(json.loads(path.read_text(encoding="utf-8")))
         job = EnrichmentJob(id_, question, tuple(facts), tuple(candidates), time.time())
         self._write(self._dir(PENDING) / f"{id_}.json", job)
         return job
@@ -114,7 +114,7 @@ class JobQueue:
                 with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
                     job = EnrichmentJob.from_dict(json.loads(path.read_text(encoding="utf-8")))
                     if folder == RUNNING:
-                        job = EnrichmentJob.from_dict(job.to_dict() | {"state": RUNNING, "worker": _owner(path)})
+                        job = dataclasses.replace(job, state=RUNNING, worker=_owner(path))
                     if job.state in wanted:
                         found.append(job)
         return sorted(found, key=lambda j: j.queued_at)
