@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from enrich_rag.agent.enrich_graph import EnrichResult
+from enrich_rag.agent.learned import learned_record, learned_rows
 from enrich_rag.agent.loop import Agent, Answer, validate_question
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.stream import streamed
@@ -69,6 +70,17 @@ class Graph:
     def repair(self) -> dict[str, str]:
         """Restore damaged partitions from the DVC cache, or remove them with their index rows without a copy."""
         return self._resources.writer.repair()
+
+    def learned(self) -> list[dict[str, Any]]:
+        """Facts the loop learned from grounded reads (agent/learned.py), newest first: each its id, subject,
+        question, answer, cited chunk, reader and partition."""
+        return [learned_record(row) for row in learned_rows(self._resources.store)]
+
+    def forget(self, *fact_ids: str) -> dict[str, Any]:
+        """Hide facts from every later question: a `forget-` partition names them (rolling it back
+        brings them back)."""
+        commit = self._resources.writer.forget(list(fact_ids))
+        return {"partition": commit.partition, "forgotten": list(fact_ids), "dvc": commit.dvc}
 
     def find(self, entity: str) -> list[dict[str, Any]]:
         """Nodes whose name matches `entity`."""

@@ -144,6 +144,13 @@ class AgentConfig:
     # (perplexity), or while what it read does not state its answer (unstated: a read that states it is not
     # read again to confirm it).
     grow: str = choice("perplexity", "unstated")
+    # Where writes are allowed: keep each grounded hop (and a grounded whole read) as a learned fact of the
+    # graph, written after the answer with its enrichment (agent/learned.py); a later hop asking the same
+    # looks it up before searching.
+    learn: bool = True
+    # Recall a learned fact for a different question about the same entity when they share at least this
+    # share of their content words (its passage is read again); the same question is recalled at any value.
+    recall_match: float = bounded(0.6, ge=0.0, le=1.0)
 
 
 @dataclass(frozen=True)

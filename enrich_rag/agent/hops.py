@@ -67,6 +67,8 @@ class Hop:
     grounded: bool
     evidence: tuple[Evidence, ...] = ()
     subgraph: Subgraph = field(default_factory=Subgraph)
+    learned: str = ""  # the learned fact it was answered or read from (agent/learned.py)
+    entities: tuple[str, ...] = ()  # what its sub-question names: a learned fact's subject
 
     @property
     def passages(self) -> list[Passage]:
@@ -88,7 +90,7 @@ class Hop:
             "perplexity": recorded(self.perplexity),
             "grounded": self.grounded,
             "chunk_ids": [p.id for p in self.passages],
-        }
+        } | ({"learned": self.learned} if self.learned else {})
 
 
 def hop_analysis(analysis: QueryAnalysis, answers: Sequence[str]) -> QueryAnalysis:

@@ -38,6 +38,7 @@ from enrich_rag.agent.descriptions import FIRST_ANSWER, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, read_states_answer, same_answer
+from enrich_rag.agent.learned import LEARNED, fact_from_dict, fact_to_dict, learned_fact, learned_tables, recall
 from enrich_rag.agent.plan import CHAIN, ONE_HOP, Plan, make_plan, one_hop
 from enrich_rag.agent.records import (
     Bridged,
@@ -47,11 +48,13 @@ from enrich_rag.agent.records import (
     Decided,
     Enriched,
     HopAnswered,
+    Learned,
     Planned,
     QueryAnalyzed,
     Queued,
     Ranked,
     Read,
+    Recalled,
     Routed,
     Tool,
 )
@@ -81,8 +84,9 @@ from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyz
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
-from enrich_rag.storage.enrichment_jobs import EnrichmentJob
+from enrich_rag.storage.enrichment_jobs import LEARN, EnrichmentJob
 from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
 
 MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
@@ -171,6 +175,7 @@ class Asked:
     allow_enrich: bool
     enrich_later: bool = False  # an enrichment is queued to run after the answer, not waited for
     time_for_enrichment: Callable[[], bool] | None = None
+    recalled: bool = False  # the question itself was answered from a learned fact
     # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
     done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
 
@@ -276,6 +281,8 @@ class Agent:
             sure = best.perplexity < self.ppl_threshold and best.grounded and all(h.grounded for h in hops)
         else:
             sure = confidence >= self.config.sure_confidence
+        if when is not None and self.config.learn and (facts := self._taught(asked, hops, best)):
+            self._learn(asked, when, facts)
         if not sure and self.config.abstain:
             text = NOT_FOUND
         trace.seconds = round(time.perf_counter() - start, 4)
@@ -309,6 +316,9 @@ class Agent:
         first and plan only when what that read does not state its answer (unsure): a read that found its
         answer is not paid for again (but for the bridge check, which reads on only where the whole read
         stopped at a described thing), and a chain that does not ground gives way to the whole read."""
+        if recalled := self._recalled(asked, asked.analysis, self._stated(asked.analysis)):
+            asked.recalled = True
+            return [], recalled[0]
         if self.config.plan_when == "always" or not self.config.hops:
             plan = self._plan(asked) if self._plans(asked) else one_hop(asked.question)
             return self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
@@ -390,7 +400,8 @@ class Agent:
         not grounded."""
         sub = hop_analysis(analyze_query(question, self.resources.nlp, self.resources.store), earlier)
         grounding = functools.partial(grounded, question=sub.question, earlier=earlier)
-        found = self._search_round(asked, sub, 0, SearchRound(), self.hop_choice, grounding)
+        recalled = self._recalled(asked, sub, grounding, earlier)
+        found = recalled[0] if recalled else self._search_round(asked, sub, 0, SearchRound(), self.hop_choice, grounding)
         enriched = False
         decided = not found.grounded and may_enrich and self._hop_decision(asked, index, found) == ENRICH
         if decided and not self._queued(asked, sub.question, found):
@@ -399,7 +410,8 @@ class Agent:
                 retried = self._search_round(asked, sub, 1, found, self.hop_choice, grounding)
                 found = retried if retried.better_than(found) else found
         said, sure = (found.best.answer, found.grounded) if found.best else ("", False)
-        hop = Hop(index, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph)
+        learned = recalled[1] if recalled else ""
+        hop = Hop(index, sub.question, said, found.perplexity, sure, found.evidence, found.subgraph, learned, sub.entities)
         with asked.trace.step(Tool.HOP, hop=hop.index, question=hop.question) as step:
             step.record = HopAnswered(hop)
         return hop, enriched
@@ -574,6 +586,58 @@ class Agent:
             step.record = Read.of(result, grounded=is_grounded if grounding else None, reason=stop, reused=reused)
         return result, is_grounded, stop
 
+    def _recalled(
+        self, asked: Asked, analysis: QueryAnalysis, grounding: Callable[[Sufficiency], bool], earlier: Sequence[str] = ()
+    ) -> tuple[SearchRound, str] | None:
+        """A learned fact for this (sub-)question, before any search (agent/learned.py): the same question
+        learned surely is answered from the record, with no reader call; a similar one, or a less sure
+        record, has its cited passage read alone and counts only when that read states its answer. The
+        round and the fact's id; None: search as usual."""
+        if not self.config.learn:
+            return None
+        found = recall(self.resources.store, analysis.question, analysis.entities, self.config.recall_match, earlier)
+        if found is None:
+            return None  # the common case: no step in the trace
+        with asked.trace.step(Tool.RECALL, query=analysis.question) as step:
+            passage = next(iter(self.resources.passages.by_ids([found.fact.chunk_id])), None)
+            answered = found.exact and found.perplexity < self.ppl_threshold
+            step.record = Recalled(found, "gone" if passage is None else "answered" if answered else "read")
+        if passage is None:
+            return None
+        sub = Subgraph(evidence=[passage])
+        if answered:
+            return SearchRound(Sufficiency(found.fact.object, found.perplexity, (passage,)), sub), found.fact.id
+        result, is_grounded, _ = self._read(asked, analysis.question, sub, 0, [], grounding, alone=True)
+        return (SearchRound(result, sub, grounded=True), found.fact.id) if is_grounded else None
+
+    def _taught(self, asked: Asked, hops: Sequence[Hop], best: SearchRound) -> list[Edge]:
+        """The facts this answer learned: its grounded hops, and the question itself when what was read
+        states its answer (a chain: when every hop grounded); none that was recalled."""
+        reader = model_name(self.resources.config.llm)
+        taught = [h for h in hops if h.grounded and not h.learned]
+        facts = [learned_fact(h.question, h.answer, h.perplexity, h.evidence, h.entities, reader) for h in taught]
+        whole = best.best is not None and all(h.grounded for h in hops) and not asked.recalled and self._stated(asked.analysis)(best.best)
+        if whole and best.best is not None:
+            facts.append(learned_fact(asked.question, best.best.answer, best.perplexity, best.evidence, asked.analysis.entities, reader))
+        return list({f.id or f.relation: f for f in facts if f is not None}.values())
+
+    def _learn(self, asked: Asked, when: str, facts: list[Edge]) -> None:
+        """An answer's facts as one job after it (background), or one partition before it returns (now)."""
+        with asked.trace.step(Tool.LEARN, facts=len(facts)) as step:
+            if when == BACKGROUND:
+                job = self.resources.jobs.put_learned(asked.question, [fact_to_dict(f) for f in facts])
+                step.record = Learned(tuple(facts), job=job.id)
+                return
+            partition = self.learn(facts).get("partition")
+            step.record = Learned(tuple(facts), partition=partition)
+            if partition:
+                asked.trace.partitions_written.append(partition)
+
+    def learn(self, facts: Sequence[Edge]) -> dict[str, Any]:
+        """Commit learned facts as one `learned-` partition (nothing when the graph holds them all)."""
+        commit = self.resources.writer.commit(learned_tables(facts), prefix=LEARNED)
+        return {"partition": commit.partition if commit else None, "facts": commit.edges if commit else 0}
+
     def _compared(self, asked: Asked, best: SearchRound) -> str:
         """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
         text = best.best.answer if best.best else ""
@@ -689,7 +753,10 @@ class Agent:
         return True
 
     def run_job(self, job: EnrichmentJob) -> dict[str, Any]:
-        """A queued round, as the answer that queued it would have run it (`enrich-rag enrich --pending`, the server's worker)."""
+        """A queued round (or an answer's learned facts), as the answer that queued it would have run it
+        (`enrich-rag enrich --pending`, the server's worker)."""
+        if job.kind == LEARN:
+            return self.learn([fact_from_dict(f) for f in job.learned])
         candidates = self.resources.passages.by_ids(list(job.candidates))
         return self.enrich(job.question, list(job.facts), candidates).record()
 

@@ -14,12 +14,14 @@ from typing import Any, ClassVar
 from enrich_rag.agent.descriptions import BridgeSplit
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.hops import Hop
+from enrich_rag.agent.learned import Recall
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.sufficiency import Sufficiency, recorded
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.query_analysis import QueryAnalysis
 from enrich_rag.llm.comparison import Compared
 from enrich_rag.storage.enrichment_jobs import EnrichmentJob
+from enrich_rag.storage.schema import Edge
 
 
 class Tool(StrEnum):
@@ -38,6 +40,8 @@ class Tool(StrEnum):
     COMPARE = "Compare"
     CONFIDENCE = "Confidence"
     QUEUE_ENRICHMENT = "QueueEnrichment"
+    RECALL = "Recall"
+    LEARN = "Learn"
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,33 @@ class Queued:
 
 
 @dataclass(frozen=True)
+class Recalled:
+    """Recall: a learned fact found for a (sub-)question before any search, and whether it was taken as
+    learned (no reader call), read again from its passage, or not used (its passage no longer says it)."""
+
+    tool: ClassVar[Tool] = Tool.RECALL
+    recall: Recall
+    use: str  # answered | read | gone (its passage was removed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"use": self.use} | self.recall.record()
+
+
+@dataclass(frozen=True)
+class Learned:
+    """Learn: the facts an answer's grounded reads teach, queued as one job or committed as one partition."""
+
+    tool: ClassVar[Tool] = Tool.LEARN
+    facts: tuple[Edge, ...]
+    job: str | None = None
+    partition: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        facts = [{"subject": f.subject, "question": f.relation, "answer": f.object, "chunk_id": f.chunk_id} for f in self.facts]
+        return {"facts": facts, "job": self.job, "partition": self.partition}
+
+
+@dataclass(frozen=True)
 class HopAnswered:
     tool: ClassVar[Tool] = Tool.HOP
     hop: Hop
@@ -241,6 +272,8 @@ StepRecord = (
     | Decided
     | Enriched
     | Queued
+    | Recalled
+    | Learned
     | HopAnswered
     | Bridged
     | ComparedSides

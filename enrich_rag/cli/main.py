@@ -500,6 +500,36 @@ def graph_rollback(
     _emit(result, as_json, _kv_table(f"rolled back {partition}", result))
 
 
+@graph_app.command("learned")
+def graph_learned(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
+    """List the facts the loop learned from grounded reads (a later question asking one is answered from it)."""
+    cfg = _config(params, config)
+    try:
+        with _open(cfg) as rag:
+            rows = rag.graph.learned()
+    except EnrichRagError as exc:
+        _fail(exc)
+    table = Table(title=f"{len(rows)} learned facts")
+    for column in ("id", "question", "answer", "chunk", "confidence", "partition"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["id"], row["question"], row["answer"], row["chunk_id"], f"{row['confidence']:.2f}", row["partition"])
+    _emit(rows, as_json, table)
+
+
+@graph_app.command("forget")
+def graph_forget(
+    fact_ids: Annotated[list[str], typer.Argument(help="fact ids (`enrich-rag graph learned` lists them)")],
+    params: ParamsOption = Path("params.yaml"),
+    config: OverlayOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Hide facts from every later question; `graph rollback` of the forget partition brings them back."""
+    cfg = _config(params, config)
+    result = _with_project(cfg, lambda rag: rag.graph.forget(*fact_ids))
+    _emit(result, as_json, _kv_table(f"forgotten in {result['partition']}", result))
+
+
 @graph_app.command("compact")
 def graph_compact(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Merge the enrichment partitions into one (same rows; `graph rollback` of it restores them)."""

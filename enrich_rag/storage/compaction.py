@@ -6,7 +6,8 @@ store reads them: a node once, with the name, type and description of the oldest
 wrote it and every alias; every edge and link row as written; the union of their deep-read marks;
 the chunks of documents they added and the chunk ids they removed. Rows of removed chunks (theirs,
 added and later removed) are dropped for good; the removals stay listed, since the seed's rows they
-hide are the build's and stay as built.
+hide are the build's and stay as built. Facts forgotten stay, hidden by the forgets it lists as theirs
+did (their index rows stay too: a forget is undone by rolling it back, and that needs no re-embedding).
 The commit protocol around it (intent, commit point, DVC pointers kept for an undo) is GraphWriter's.
 """
 
@@ -17,7 +18,15 @@ from pathlib import Path
 import duckdb
 
 from enrich_rag.storage.graph_store import NODES_BY_ID
-from enrich_rag.storage.partitions import PART_FILE, GraphTables, chunks_file, partition_dir, partition_reads, partition_removes
+from enrich_rag.storage.partitions import (
+    PART_FILE,
+    GraphTables,
+    chunks_file,
+    partition_dir,
+    partition_forgets,
+    partition_reads,
+    partition_removes,
+)
 
 _READ = (
     "SELECT * EXCLUDE (filename), list_position($files, filename) AS ord "
@@ -34,6 +43,7 @@ def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
 
     corpus = [str(f) for p in partitions if (f := chunks_file(root, p))]
     removes = sorted({c for f in corpus for c in partition_removes(f)})
+    forgets = sorted({i for path in files("nodes") for i in partition_forgets(path)})
     kept = "WHERE chunk_id NOT IN (SELECT unnest($removes::VARCHAR[]))"
     con = duckdb.connect(":memory:")
     try:
@@ -50,4 +60,4 @@ def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
     for path in files("nodes"):
         for extractor, read_chunks in partition_reads(path).items():
             reads.setdefault(extractor, set()).update(read_chunks)
-    return GraphTables(nodes, edges, links, {e: sorted(c) for e, c in reads.items()}, chunks, tuple(removes))
+    return GraphTables(nodes, edges, links, {e: sorted(c) for e, c in reads.items()}, chunks, tuple(removes), tuple(forgets))

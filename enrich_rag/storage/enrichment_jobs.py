@@ -28,11 +28,13 @@ from typing import Any
 from enrich_rag.storage.atomic import atomic_file
 
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
+ENRICH, LEARN = "enrich", "learn"  # an EnrichGraph round; an answer's grounded hops to keep as facts
 
 
 @dataclass(frozen=True)
 class EnrichmentJob:
-    """What one EnrichGraph round needs, as the answer that queued it saw it."""
+    """What one EnrichGraph round needs, as the answer that queued it saw it (or, `learn`, the facts an
+    answer's grounded hops teach, written in one partition: agent/learned.py)."""
 
     id: str
     question: str
@@ -43,9 +45,11 @@ class EnrichmentJob:
     worker: int | None = None  # the process running it
     result: dict[str, Any] = field(default_factory=dict)  # EnrichResult's fields once done
     error: str = ""
+    kind: str = ENRICH
+    learned: tuple[dict[str, Any], ...] = ()  # a learn job's facts
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"facts": list(self.facts), "candidates": list(self.candidates)}
+        return asdict(self) | {"facts": list(self.facts), "candidates": list(self.candidates), "learned": list(self.learned)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EnrichmentJob:
@@ -59,6 +63,8 @@ class EnrichmentJob:
             data.get("worker"),
             dict(data.get("result") or {}),
             data.get("error", ""),
+            data.get("kind", ENRICH),
+            tuple(data.get("learned", ())),
         )
 
 
@@ -97,12 +103,18 @@ class JobQueue:
 
     def put(self, question: str, facts: Sequence[str] = (), candidates: Sequence[str] = ()) -> EnrichmentJob:
         """Queue a round (or return the same round already waiting or running)."""
-        id_ = job_id(question, candidates)
-        for path in (self._folder(PENDING) / f"{id_}.json", *self._folder(RUNNING).glob(f"{id_}@*.json")):
+        return self._put(EnrichmentJob(job_id(question, candidates), question, tuple(facts), tuple(candidates), time.time()))
+
+    def put_learned(self, question: str, learned: Sequence[dict[str, Any]]) -> EnrichmentJob:
+        """Queue an answer's learned facts (or return the same facts already waiting or running)."""
+        id_ = job_id(f"{LEARN}:{question}", [json.dumps(f, sort_keys=True) for f in learned])
+        return self._put(EnrichmentJob(id_, question, queued_at=time.time(), kind=LEARN, learned=tuple(learned)))
+
+    def _put(self, job: EnrichmentJob) -> EnrichmentJob:
+        for path in (self._folder(PENDING) / f"{job.id}.json", *self._folder(RUNNING).glob(f"{job.id}@*.json")):
             with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):  # looked up by its id, not by reading the queue
                 return EnrichmentJob.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        job = EnrichmentJob(id_, question, tuple(facts), tuple(candidates), time.time())
-        self._write(self._dir(PENDING) / f"{id_}.json", job)
+        self._write(self._dir(PENDING) / f"{job.id}.json", job)
         return job
 
     def jobs(self, *states: str) -> list[EnrichmentJob]:

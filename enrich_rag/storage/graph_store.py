@@ -40,6 +40,7 @@ from enrich_rag.storage.partitions import (
     committed_partitions,
     graph_version,
     partition_dir,
+    partition_forgets,
     partition_reads,
     partition_removes,
 )
@@ -78,14 +79,17 @@ _VIEWS = (
 
 
 def _edge_and_link_views(hide_removed: bool) -> tuple[str, ...]:
-    """Once documents have been removed, facts and links read from their chunks are hidden (the seed's
-    file is read-only; compaction drops them from the enrichment side for good); without removals the
-    views filter nothing, so the common case pays nothing. The graph index keeps the rows of hidden
-    facts as their partitions wrote them (`raw_edges`): every lookup goes through these views, so none
-    surfaces, and a rolled-back removal needs no re-embedding."""
+    """Once documents have been removed, facts and links read from their chunks are hidden, and once a
+    fact was forgotten, that fact (the seed's file is read-only; compaction drops them from the
+    enrichment side for good); without either the views filter nothing, so the common case pays
+    nothing. The graph index keeps the rows of hidden facts as their partitions wrote them
+    (`raw_edges`): every lookup goes through these views, so none surfaces, and a rolled-back removal
+    needs no re-embedding."""
     kept = " WHERE chunk_id NOT IN (SELECT chunk_id FROM removed)" if hide_removed else ""
+    facts = f"{kept} AND id NOT IN (SELECT id FROM forgotten)" if hide_removed else ""
     return tuple(
-        f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM base.{t}{kept} UNION ALL SELECT * FROM mem_{t}{kept}" for t in ("edges", "links")
+        f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM base.{t}{w} UNION ALL SELECT * FROM mem_{t}{w}"
+        for t, w in (("edges", facts), ("links", kept))
     )
 
 
@@ -129,6 +133,7 @@ class GraphStore:
         _create_graph_tables(self._con, "mem_")
         self._con.execute("CREATE TABLE reads (chunk_id VARCHAR, extractor VARCHAR, partition VARCHAR)")
         self._con.execute("CREATE TABLE removed (chunk_id VARCHAR, partition VARCHAR)")
+        self._con.execute("CREATE TABLE forgotten (id VARCHAR, partition VARCHAR)")
         self._hiding = False
         self._attach_seed(None)
         for view in _edge_and_link_views(False) + _VIEWS:
@@ -244,6 +249,8 @@ class GraphStore:
                 con.executemany("INSERT INTO reads VALUES (?, ?, ?)", rows)
             if (corpus := chunks_file(self.root, partition)) and (removes := partition_removes(corpus)):
                 con.execute("INSERT INTO removed SELECT unnest(?::VARCHAR[]), ?", [removes, partition])
+            if forgets := partition_forgets(partition_dir(self.root, "nodes", partition) / PART_FILE):
+                con.execute("INSERT INTO forgotten SELECT unnest(?::VARCHAR[]), ?", [forgets, partition])
             con.execute("COMMIT")
             self._healthy(partition)
         except (duckdb.Error, StorageError, OSError, ValueError) as exc:
@@ -268,7 +275,7 @@ class GraphStore:
         if wanted.get(SEED_PARTITION) != self._loaded.get(SEED_PARTITION):
             self._attach_seed(wanted.get(SEED_PARTITION))
         for partition in [p for p in self._loaded if p != SEED_PARTITION and wanted.get(p) != self._loaded[p]]:
-            for target in ("mem_raw_nodes", "mem_edges", "mem_links", "reads", "removed"):
+            for target in ("mem_raw_nodes", "mem_edges", "mem_links", "reads", "removed", "forgotten"):
                 con.execute(f"DELETE FROM {target} WHERE partition = ?", [partition])
             self._healthy(partition)
         for partition in [p for p in partitions if p != SEED_PARTITION and self._loaded.get(p) != wanted[p]]:
@@ -279,7 +286,7 @@ class GraphStore:
         merged = f"({seed_rows} UNION ALL SELECT * FROM mem_raw_nodes)"
         con.execute(f"CREATE OR REPLACE TABLE mem_nodes AS {NODES_BY_ID.format(rows=merged)}")
         _index(con, "mem_")
-        hiding = bool(con.execute("SELECT count(*) FROM removed").fetchone()[0])  # type: ignore[index]
+        hiding = bool(con.execute("SELECT (SELECT count(*) FROM removed) + (SELECT count(*) FROM forgotten)").fetchone()[0])  # type: ignore[index]
         if hiding != self._hiding:
             for view in _edge_and_link_views(hiding):
                 con.execute(view)
@@ -358,6 +365,19 @@ class GraphStore:
             NEIGHBOURHOOD_SQL, {"nodes": sorted(set(nodes)), "edges": list(edge_ids), "chunks": sorted(set(chunk_ids)), "cap": int(cap)}
         )[0]
         return neighbourhood_from_row(row)
+
+    def learned_edges(self, prefix: str, srcs: list[str] | None = None, relation: str | None = None) -> list[dict[str, Any]]:
+        """Facts an extractor named `prefix:*` wrote (never the seed's), all of them or those from `srcs`
+        or of this `relation`; hidden ones (forgotten, of removed chunks) stay hidden. Newest first."""
+        where = "" if srcs is None and relation is None else "AND (src IN (SELECT unnest($srcs::VARCHAR[])) OR relation = $relation)"
+        return self._query(
+            f"""
+            SELECT * FROM mem_edges WHERE extractor LIKE $prefix || ':%'
+              AND id NOT IN (SELECT id FROM forgotten) AND chunk_id NOT IN (SELECT chunk_id FROM removed) {where}
+            ORDER BY partition DESC, id
+            """,
+            {"prefix": prefix} | ({} if not where else {"srcs": sorted(set(srcs or [])), "relation": relation or ""}),
+        )
 
     def edges_by_ids(self, ids: list[str]) -> list[dict[str, Any]]:
         if not ids:
@@ -461,6 +481,7 @@ class GraphStore:
             {e: unread for e, chunks in tables.reads.items() if (unread := sorted(set(chunks) - self.chunks_read_by(chunks, e)))},
             tables.chunks,
             tables.removes,
+            tables.forgets,
         )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:

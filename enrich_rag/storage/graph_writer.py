@@ -36,6 +36,7 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.partitions import (
     ALL_TABLES,
     COMPACT_PREFIX,
+    PART_FILE,
     TABLES,
     GraphTables,
     bump_version,
@@ -43,6 +44,7 @@ from enrich_rag.storage.partitions import (
     committed_partitions,
     on_disk,
     partition_dir,
+    partition_forgets,
     partition_removes,
     partition_replaces,
     remove_partition,
@@ -51,7 +53,7 @@ from enrich_rag.storage.partitions import (
     write_partition,
 )
 from enrich_rag.storage.saved_index import SavedIndex
-from enrich_rag.storage.schema import SEED_PARTITION, check_partition_id
+from enrich_rag.storage.schema import EDGES, LINKS, NODES, SEED_PARTITION, check_partition_id
 
 WRITE_LOCK = ".enrich.lock"
 ROLLBACK_INTENT = ".rollback-{partition}.json"  # in the graph root, one per rollback under way
@@ -172,12 +174,20 @@ class GraphWriter:
         with self.lock:
             self._sync_index()
             tables = self.store.only_new(tables)
-            if not tables.rows and not tables.reads and not tables.removes:
+            if not tables.rows and not tables.reads and not tables.removes and not tables.forgets:
                 return None
             t0 = time.perf_counter()
             partition = self.new_partition_id(prefix)
             write_partition(
-                self.root, partition, tables.nodes, tables.edges, tables.links, tables.reads, chunks=tables.chunks, removes=tables.removes
+                self.root,
+                partition,
+                tables.nodes,
+                tables.edges,
+                tables.links,
+                tables.reads,
+                chunks=tables.chunks,
+                removes=tables.removes,
+                forgets=tables.forgets,
             )
             result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
@@ -203,6 +213,18 @@ class GraphWriter:
                 result.compacted = (self.compact() or {}).get("partition")
                 result.seconds["compact"] = time.perf_counter() - t0
         return result
+
+    def forget(self, edge_ids: list[str]) -> Commit:
+        """Hide facts from every reader from now on: a partition that names them (a tombstone), so the
+        forgetting is committed, versioned and undone like any write (roll the partition back)."""
+        wanted = list(dict.fromkeys(edge_ids))
+        known = {r["id"] for r in self.store.edges_by_ids(wanted)}
+        if missing := [i for i in wanted if i not in known]:
+            raise StorageError(f"no fact {missing[0]!r} in the graph (ids are listed by `enrich-rag graph learned`)")
+        commit = self.commit(GraphTables(NODES.empty_table(), EDGES.empty_table(), LINKS.empty_table(), forgets=tuple(wanted)), "forget")
+        if commit is None:  # unreachable: a forget always writes its tombstone
+            raise StorageError("nothing was forgotten")
+        return commit
 
     def compact(self) -> dict[str, Any] | None:
         """Merge every enrichment partition (earlier compactions included) into one; None when there are
@@ -232,6 +254,7 @@ class GraphWriter:
                 replaces=merged,
                 chunks=tables.chunks,
                 removes=tables.removes,
+                forgets=tables.forgets,
             )
             self.after_partition_write(partition)
             dvc = self._finish_compaction(partition)
@@ -473,6 +496,8 @@ class GraphWriter:
             if corpus := chunks_file(self.root, partition):
                 row["chunks_added"] = pq.read_metadata(corpus).num_rows
                 row["chunks_removed"] = len(partition_removes(corpus))
+            if forgets := partition_forgets(partition_dir(self.root, "nodes", partition) / PART_FILE):
+                row["facts_forgotten"] = len(forgets)
             row["dvc"] = (
                 "stage output"
                 if partition == SEED_PARTITION

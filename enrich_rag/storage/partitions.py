@@ -44,6 +44,9 @@ REPLACES_KEY = b"enrich_rag.replaces"
 # Key of a chunks file's metadata: the chunk ids this partition removes from the corpus (documents
 # removed or replaced by a new version); their facts, links and passages are hidden from then on.
 REMOVES_KEY = b"enrich_rag.removes"
+# Key of a nodes file's metadata: the edge ids this partition forgets (`enrich-rag graph forget`): a
+# tombstone that hides one fact from then on, undone by rolling its partition back.
+FORGETS_KEY = b"enrich_rag.forgets"
 COMPACT_PREFIX = "compact-"
 # Replaced (new inode) by every write and removal: with the nodes folder's own stat it tells a reader
 # in two stat calls whether anything changed, instead of statting three files per partition per query.
@@ -60,6 +63,7 @@ class GraphTables:
     reads: dict[str, list[str]] = field(default_factory=dict)
     chunks: pa.Table | None = None  # the chunks of documents added (`enrich-rag add`)
     removes: tuple[str, ...] = ()  # chunk ids removed from the corpus
+    forgets: tuple[str, ...] = ()  # edge ids hidden from then on (facts forgotten)
 
     @property
     def rows(self) -> int:
@@ -78,6 +82,11 @@ def _footer(nodes_file: Path | str, key: bytes) -> Any:
 def partition_reads(nodes_file: Path | str) -> dict[str, list[str]]:
     """The `reads` a partition's nodes file carries (its footer only is read)."""
     return _footer(nodes_file, READS_KEY) or {}
+
+
+def partition_forgets(nodes_file: Path | str) -> list[str]:
+    """The edge ids a partition forgets (its footer only is read)."""
+    return _footer(nodes_file, FORGETS_KEY) or []
 
 
 def chunks_file(graph_root: Path | str, partition: str) -> Path | None:
@@ -184,11 +193,14 @@ def write_partition(
     replaces: list[str] | None = None,
     chunks: pa.Table | None = None,
     removes: list[str] | tuple[str, ...] = (),
+    forgets: list[str] | tuple[str, ...] = (),
 ) -> None:
     nodes = nodes.cast(NODES).sort_by("id")
     metadata = {}
     if reads:
         metadata[READS_KEY] = json.dumps({k: sorted(v) for k, v in reads.items()})
+    if forgets:
+        metadata[FORGETS_KEY] = json.dumps(sorted(set(forgets)))
     if replaces:
         metadata[REPLACES_KEY] = json.dumps(list(replaces))
     if metadata:

@@ -32,62 +32,9 @@ from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 from enrich_rag.storage.workspace import writable_copy
+from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
 from tests.conftest import make_agent
 from tests.scripted_llm import ScriptedLLM
-
-QUESTION = "Where was the director of Inception born?"
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, spacy_extractor):
-    """Corpus and indexes of the five-document corpus; the seed graph leaves out the Christopher Nolan page."""
-    from enrich_rag.config import CorpusConfig, load_config
-    from enrich_rag.stages.corpus import prepare_corpus
-    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.stages.seed_graph import build_seed_graph
-    from enrich_rag.storage.passages import read_passages
-    from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
-
-    tmp = tmp_path_factory.mktemp("world")
-    base = load_config(PROJECT_ROOT / "params.yaml")
-    paths = dataclasses.replace(
-        base.paths,
-        root=str(tmp),
-        chunks=str(tmp / "chunks.parquet"),
-        corpus_index=str(tmp / "corpus"),
-        graph=str(tmp / "graph"),
-        graph_index=str(tmp / "graph_index"),
-    )
-    config = dataclasses.replace(
-        base,
-        paths=paths,
-        corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
-        agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
-        extraction=dataclasses.replace(base.extraction, deep="spacy"),
-    )  # enriched by `spacy_extractor`
-    prepare_corpus(config)
-    build_corpus_index(config)
-    build_seed_graph(config, extractor=spacy_extractor, chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
-    build_graph_index(config)
-    return config
-
-
-def _agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
-    """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built. The
-    question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan.
-    A whole read grows by the perplexity rule unless a test asks for `grow="unstated"`: most tests here
-    script perplexities, and the default's stop (the first read that states its answer) is tested apart.
-    Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it, and
-    a planned question is planned before it is read (`plan_when="always"`) unless a test reads first."""
-    copy = writable_copy(config, tmp_path / "copy")
-    resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
-    evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    settings = {"hops": False, "plan_when": "always", "grow": "perplexity", "enrich_when": "now"} | agent
-    return make_agent(resources, dataclasses.replace(copy.agent, **settings), evidence), resources
-
-
-def _outputs(answer, tool):
-    return [s.outputs for s in answer.trace.steps if s.tool == tool]
 
 
 def _surface_one(monkeypatch):
@@ -106,22 +53,22 @@ def _surface_one(monkeypatch):
 
 
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
     answer = agent.answer(QUESTION)
     assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
-    assert _outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
-    assert _outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
+    assert step_outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
+    assert step_outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
     assert answer.sure and answer.answer == "London" and answer.citations
 
 
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
     # PageRank's passages widen each iteration
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)], selection="pagerank")
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)], selection="pagerank")
     answer = agent.answer(QUESTION, allow_enrich=False)
-    checks = _outputs(answer, "CheckSufficiency")
-    assert len(_outputs(answer, "EnrichContext")[1]["chunk_ids"]) == 3  # the second read is one passage wider
+    checks = step_outputs(answer, "CheckSufficiency")
+    assert len(step_outputs(answer, "EnrichContext")[1]["chunk_ids"]) == 3  # the second read is one passage wider
     assert [c.get("reason") for c in checks] == [None, CONVERGED]  # 10 -> 9.9: a gain of 1%, under min_gain
-    decide = _outputs(answer, "AnalyzeDecide")[0]
+    decide = step_outputs(answer, "AnalyzeDecide")[0]
     assert decide == {"reason": "enrichment disabled", "decision": ANSWER_UNSURE}
     assert not answer.sure and "EnrichGraph" not in answer.trace.tools()
 
@@ -129,21 +76,21 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
 def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
     """Its selection runs once; later iterations keep it first and add PageRank's next passage."""
     script = [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, selection="entity_first", max_iterations=3)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="entity_first", max_iterations=3)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    contexts = _outputs(answer, "EnrichContext")
+    contexts = step_outputs(answer, "EnrichContext")
     assert ["selection" in c for c in contexts] == [True] + [False] * (len(contexts) - 1)
     assert [c["passages"] for c in contexts] == [2, 3, 4][: len(contexts)] and len(contexts) == 3
     assert all(b["chunk_ids"][: len(a["chunk_ids"])] == a["chunk_ids"] for a, b in zip(contexts, contexts[1:]))
-    assert _outputs(answer, "CheckSufficiency")[-1]["reason"] == CONVERGED  # 12 -> 11.9 is under min_gain
+    assert step_outputs(answer, "CheckSufficiency")[-1]["reason"] == CONVERGED  # 12 -> 11.9 is under min_gain
     assert answer.answer == "Paris" and not answer.sure
 
 
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
     script = [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_gain=0.0)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_gain=0.0)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    answers = [o["answer"] for o in _outputs(answer, "CheckSufficiency")]
+    answers = [o["answer"] for o in step_outputs(answer, "CheckSufficiency")]
     assert answers == ["Paris", "London", "Rome"]  # 2, 3, then 4 passages
     assert answer.answer == "London"
     assert math.isclose(answer.perplexity, {"Paris": 8.0, "London": 3.0, "Rome": 6.0}[answer.answer], rel_tol=1e-6)
@@ -151,7 +98,9 @@ def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_ext
 
 def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, spacy_extractor, monkeypatch):
     _surface_one(monkeypatch)
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
+    agent, resources = loop_agent(
+        world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1
+    )
     answer = agent.answer(QUESTION)
     assert answer.trace.tools() == [
         "AnalyzeQuery",
@@ -165,7 +114,7 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
         "CheckSufficiency",
         "AnalyzeDecide",
     ]
-    enriched = _outputs(answer, "EnrichGraph")[0]
+    enriched = step_outputs(answer, "EnrichGraph")[0]
     assert enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert any(c.startswith("nolan::") for c in enriched["new_chunks"]) and enriched["indexed"] > 0
     assert answer.trace.partitions_written == [enriched["partition"]]
@@ -179,14 +128,16 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
     before, after = answer.trace.records(Ranked)
     assert after.wire["pagerank_graph"][1] > before.wire["pagerank_graph"][1]
     new_facts = {e["id"] for e in resources.store.rows_of([enriched["partition"]])[1]}
-    assert new_facts and any(c.startswith("nolan::") for c in _outputs(answer, "EnrichContext")[-1]["chunk_ids"])
+    assert new_facts and any(c.startswith("nolan::") for c in step_outputs(answer, "EnrichContext")[-1]["chunk_ids"])
 
 
 def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader_again(world, tmp_path, spacy_extractor):
     """Nothing surfaced and the tree unchanged: the retry's context is round 0's, whose answer it reuses."""
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1)
+    agent, resources = loop_agent(
+        world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1
+    )
     answer = agent.answer(QUESTION)
-    first, retried = _outputs(answer, "CheckSufficiency")
+    first, retried = step_outputs(answer, "CheckSufficiency")
     assert answer.trace.partitions_written and "reused" not in first and retried["reused"]
     assert retried["answer"] == first["answer"] == "Paris" and not answer.sure
     assert sum("Question:" in p and "Facts:" in p for p in resources.llm.prompts) == 1  # one reading, not two
@@ -211,7 +162,7 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
     """Which passage surfaces is arranged here (the last passage of the retry's PageRank list, as if the new
     facts had lifted it); the enrichment, the ranking and the prompts are the real loop's."""
     script = [("Paris", 20.0), ("Rome", 12.0), ("London", 1.1)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=2, retry_context=retry_context)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=2, retry_context=retry_context)
     lifted = []
 
     def surfaced(before, ranking):
@@ -223,7 +174,7 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
 
     monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
     answer = agent.answer(QUESTION)
-    *_, best_before, retried = _outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
+    *_, best_before, retried = step_outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
     assert "EnrichGraph" in answer.trace.tools()
     if retry_context == "fresh":
         assert "surfaced" not in retried
@@ -235,17 +186,17 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
 
 def test_an_enrichment_round_that_reads_worse_keeps_the_earlier_answer(world, tmp_path, spacy_extractor, monkeypatch):
     _surface_one(monkeypatch)
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("London", 2.0), ("Paris", 9.0)], max_enrich_rounds=1, max_iterations=1)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 2.0), ("Paris", 9.0)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION)
-    assert [o["answer"] for o in _outputs(answer, "CheckSufficiency")] == ["London", "Paris"]
+    assert [o["answer"] for o in step_outputs(answer, "CheckSufficiency")] == ["London", "Paris"]
     assert answer.trace.partitions_written  # the enrichment happened
     assert answer.answer == "London" and math.isclose(answer.perplexity, 2.0) and not answer.sure
 
 
 def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, spacy_extractor):
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=0, max_iterations=1)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=0, max_iterations=1)
     answer = agent.answer(QUESTION)
-    assert _outputs(answer, "AnalyzeDecide")[0] == {"reason": "max_enrich_rounds reached", "decision": ANSWER_UNSURE}
+    assert step_outputs(answer, "AnalyzeDecide")[0] == {"reason": "max_enrich_rounds reached", "decision": ANSWER_UNSURE}
     # Enrich twice by hand: the second finds every chunk of its query already extracted.
     first, second = agent.enrich("Christopher Nolan", []), agent.enrich("Christopher Nolan", [])
     assert first.partition and not second.partition and second.record()["reason"] == "no uncovered chunks found"
@@ -253,9 +204,9 @@ def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, 
 
 def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spacy_extractor):
     """The web server's limit covers the whole question: an enrichment it cannot hold is not started."""
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=1, max_iterations=1)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=1, max_iterations=1)
     answer = agent.answer(QUESTION, time_for_enrichment=lambda: False)
-    assert _outputs(answer, "AnalyzeDecide")[0] == {
+    assert step_outputs(answer, "AnalyzeDecide")[0] == {
         "reason": "no time left to enrich within the request's limit",
         "decision": ANSWER_UNSURE,
     }
@@ -287,13 +238,13 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
     """The seed never read the Christopher Nolan page; with enrich_on_gaps a sure answer whose PageRank
     top passages hold that unread chunk enriches once, and the round's better answer is kept."""
     _surface_one(monkeypatch)
-    plain, _ = _agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
+    plain, _ = loop_agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
     assert "EnrichGraph" not in plain.answer(QUESTION).trace.tools()
-    agent, resources = _agent(
+    agent, resources = loop_agent(
         world, tmp_path / "gaps", spacy_extractor, [("Paris", 1.3), ("London", 1.1)], enrich_on_gaps=True, max_enrich_rounds=1
     )
     answer = agent.answer(QUESTION)
-    decide = _outputs(answer, "AnalyzeDecide")
+    decide = step_outputs(answer, "AnalyzeDecide")
     assert decide[0]["decision"] == "enrich" and "unextracted passages" in decide[0]["reason"]
     assert "EnrichGraph" in answer.trace.tools() and answer.trace.partitions_written
     assert answer.answer == "London"  # the enriched round reads better
@@ -303,13 +254,13 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
 def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_last(world, tmp_path, spacy_extractor):
     """pcst (the default): k passages, then k+1, ...; what was read stays first, so llama.cpp's prompt
     cache reads only the added evidence; the round stops when the gain falls under min_gain."""
-    agent, resources = _agent(
+    agent, resources = loop_agent(
         world, tmp_path, spacy_extractor, [("Paris", 10.0), ("London", 6.0), ("London", 5.9)], edge_cost=0.05
     )  # cheap links: the five-page world's tree can afford a third page
     assert agent.evidence.selection == "pcst"
     answer = agent.answer(QUESTION, allow_enrich=False)
-    contexts = _outputs(answer, "EnrichContext")
-    checks = _outputs(answer, "CheckSufficiency")
+    contexts = step_outputs(answer, "EnrichContext")
+    checks = step_outputs(answer, "CheckSufficiency")
     assert [c["passages"] for c in contexts][:2] == [2, 3]
     assert checks[-1].get("reason") == CONVERGED or len(checks) == agent.config.max_iterations
     prompts = [p.rsplit(">>>", 1)[0] for p in resources.llm.prompts]  # the evidence block, before its close
@@ -326,14 +277,14 @@ def test_a_round_reads_the_graph_once_and_searches_the_corpus_once(world, tmp_pa
     many iterations; entity-first's micro-queries are its only other corpus searches."""
     from benchmarks.store_calls import CallCounter
 
-    agent, resources = _agent(
+    agent, resources = loop_agent(
         world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0, edge_cost=0.05
     )
     agent.answer("Who directed Inception?", allow_enrich=False)  # indexes and models load outside the count
     counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})
     with counter.installed():
         answer = agent.answer(QUESTION, allow_enrich=False)
-    assert len(_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
+    assert len(step_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
     calls = counter.by_tool()
     assert calls["GraphRank"] == {
         "GraphStore.neighbourhood": 1,
@@ -341,7 +292,7 @@ def test_a_round_reads_the_graph_once_and_searches_the_corpus_once(world, tmp_pa
         "corpus index search": 1,
         "graph index search": 1,
     }
-    micro_queries = sum(len(r["micro_queries"]) for r in _outputs(answer, "EnrichContext")[0]["selection"]["rounds"])
+    micro_queries = sum(len(r["micro_queries"]) for r in step_outputs(answer, "EnrichContext")[0]["selection"]["rounds"])
     assert calls["EnrichContext"] == {"PassageStore.by_ids": micro_queries, "corpus index search": micro_queries}
     assert set(calls) == {"AnalyzeQuery", "GraphRank", "EnrichContext"}  # CheckSufficiency and AnalyzeDecide read no store
     assert calls["AnalyzeQuery"] == {"GraphStore.nodes_by_ids": 1}  # the question's n-grams that name a graph entity
@@ -363,7 +314,7 @@ def test_deep_enrichment_reads_chunks_the_seed_read_and_writes_llm_facts(world, 
     agent = make_agent(resources, dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, hops=False, enrich_when="now"))
     assert resources.store.covered_chunks(["inception::c0"]) == {"inception::c0"}  # the seed (spaCy) read it
     answer = agent.answer(QUESTION)
-    enriched = _outputs(answer, "EnrichGraph")[0]
+    enriched = step_outputs(answer, "EnrichGraph")[0]
     assert "inception::c0" in enriched["unread_candidates"]  # ... but not deeply
     assert enriched["partition"] and deep.replies == len(enriched["new_chunks"])
     assert resources.store.chunks_read_by(["inception::c0"], "llm") == {"inception::c0"}
@@ -391,8 +342,8 @@ def test_beyond_context_targets_skip_the_passages_the_reader_already_read_whole(
             dataclasses.replace(copy.agent, max_enrich_rounds=1, max_iterations=1, enrich_targets=targets, hops=False, enrich_when="now"),
         )
         answer = agent.answer(QUESTION)
-        read_whole = set(_outputs(answer, "EnrichContext")[0]["chunk_ids"])
-        runs[targets] = (read_whole, set(_outputs(answer, "EnrichGraph")[0]["new_chunks"]))
+        read_whole = set(step_outputs(answer, "EnrichContext")[0]["chunk_ids"])
+        runs[targets] = (read_whole, set(step_outputs(answer, "EnrichGraph")[0]["new_chunks"]))
         resources.close()
     read_whole, ranked = runs["ranked"]
     assert read_whole and ranked & read_whole  # the old way reads the reader's own passages first
@@ -452,7 +403,7 @@ def test_an_unreadable_answer_leaves_a_trace_that_is_strict_json(world, tmp_path
     reply carry it as null, since JSON has no infinity and the web server refuses to send one."""
     import json
 
-    agent, _ = _agent(world, tmp_path, spacy_extractor, [("Paris", math.inf)], allow_enrich=False, max_iterations=1)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("Paris", math.inf)], allow_enrich=False, max_iterations=1)
     answer = agent.answer(QUESTION)
     assert math.isinf(answer.perplexity) and not answer.sure
     reply = json.loads(json.dumps(answer.to_dict(), allow_nan=False))
@@ -461,16 +412,13 @@ def test_an_unreadable_answer_leaves_a_trace_that_is_strict_json(world, tmp_path
     assert checks[0]["outputs"]["perplexity"] is None and decide[0]["inputs"]["perplexity"] is None
 
 
-CHAIN = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
-
-
 def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(world, tmp_path, spacy_extractor):
     """The plan's second hop is searched with the first hop's answer filled in: its own search finds the
     director's page, which the question alone never names. Every hop's passages are cited and drawn."""
     script = [(CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert _outputs(answer, "Plan")[0] == {"hops": ["Who directed Inception?", "Where was #1 born?"], "kind": "chain"}
+    assert step_outputs(answer, "Plan")[0] == {"hops": ["Who directed Inception?", "Where was #1 born?"], "kind": "chain"}
     first, second = answer.chain
     assert first["question"] == "Who directed Inception?" and first["answer"] == "Christopher Nolan" and first["grounded"]
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
@@ -490,11 +438,11 @@ def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, 
     reads once more (the next passage on its own, or one passage wider), and the chain is marked unsure."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Los Angeles", 1.1)]
     world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_reading=reading))
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
     answer = agent.answer(QUESTION, allow_enrich=False)
     first = answer.chain[0]
     assert first["answer"] == "Steven Spielberg" and not first["grounded"]
-    contexts = [s["chunk_ids"] for s in _outputs(answer, "EnrichContext")[:2]]
+    contexts = [s["chunk_ids"] for s in step_outputs(answer, "EnrichContext")[:2]]
     if reading == "growing":
         assert len(contexts[1]) == 2 and contexts[1][0] == contexts[0][0]  # the retry: one passage wider
     else:
@@ -507,10 +455,10 @@ def test_a_hop_reading_alone_stops_at_its_first_grounded_read(world, tmp_path, s
     """Perplexities of two different passages each read alone do not rank them: the first read (in the
     tree's order) that states its answer is the hop's, though a later one might read more surely."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, ppl_threshold=1.0)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, ppl_threshold=1.0)
     answer = agent.answer(QUESTION, allow_enrich=False)
     first, second = answer.chain
-    reads = _outputs(answer, "CheckSufficiency")
+    reads = step_outputs(answer, "CheckSufficiency")
     assert [r["answer"] for r in reads[:2]] == ["Steven Spielberg", "Leonardo DiCaprio"]
     assert [r.get("grounded") for r in reads[:2]] == [False, True] and reads[1]["reason"] == "grounded"
     assert first["answer"] == "Leonardo DiCaprio" and first["grounded"] and first["chunk_ids"] == ["dicaprio::c0"]
@@ -522,10 +470,10 @@ def test_a_hop_reads_in_pageranks_order_when_hop_selection_says_so(world, tmp_pa
     for the hop's question; the whole question still reads its tree."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
     world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_selection="pagerank"))
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    ranked = [r["chunk_id"] for r in _outputs(answer, "GraphRank")[0]["pagerank_top"]]
-    reads = [c["chunk_ids"] for c in _outputs(answer, "EnrichContext")[:2]]
+    ranked = [r["chunk_id"] for r in step_outputs(answer, "GraphRank")[0]["pagerank_top"]]
+    reads = [c["chunk_ids"] for c in step_outputs(answer, "EnrichContext")[:2]]
     assert reads == [ranked[:1], ranked[1:2]]  # PageRank's first passage alone, then its second alone
     assert ranked[1] == "dicaprio::c0" and answer.chain[0]["chunk_ids"] == ["dicaprio::c0"] and answer.chain[0]["grounded"]
 
@@ -543,11 +491,11 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
 
     monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Christopher Nolan", 1.1), ("London", 1.1)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     answer = agent.answer(QUESTION)
-    decide = _outputs(answer, "AnalyzeDecide")
+    decide = step_outputs(answer, "AnalyzeDecide")
     assert decide == [{"reason": "hop 1: no passage it read states its answer", "decision": "enrich"}]
-    enriched = _outputs(answer, "EnrichGraph")[0]
+    enriched = step_outputs(answer, "EnrichGraph")[0]
     assert "nolan::c0" in enriched["new_chunks"] and enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert answer.trace.tools().count("EnrichGraph") == 1 and answer.trace.partitions_written == [enriched["partition"]]
     first, second = answer.chain
@@ -555,7 +503,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
     assert answer.answer == "London" and answer.sure and resources.writer.verify() == []
 
-    unenriched, _ = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
+    unenriched, _ = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     kept = unenriched.answer(QUESTION, allow_enrich=False)
     assert "EnrichGraph" not in kept.trace.tools() and not kept.chain[0]["grounded"] and not kept.sure
 
@@ -565,9 +513,9 @@ def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy
     lines) and passages answers the question. A hop's answer is shown in the chain, never as a source."""
     plan = '{"hops": ["Who directed Inception?", "Where was Christopher Nolan born?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1), ("London", 1.2)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert _outputs(answer, "Plan")[0]["kind"] == "parallel" and answer.answer == "London"
+    assert step_outputs(answer, "Plan")[0]["kind"] == "parallel" and answer.answer == "London"
     final = resources.llm.prompts[-1]
     assert "Fact: Who directed Inception? | is answered by | Christopher Nolan" in final
     assert [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
@@ -580,20 +528,20 @@ def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp
     is never handed to another because the context is the same."""
     plan = '{"hops": ["Who directed Inception?", "Who stars in Inception?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("Leonardo DiCaprio", 1.1), ("Christopher Nolan", 1.2)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
     answer = agent.answer("Who directed Inception and who stars in it?", allow_enrich=False)
     first, second = answer.chain
     assert first["chunk_ids"] == second["chunk_ids"] == ["inception::c0"]  # the same page read by both
     assert (first["answer"], second["answer"]) == ("Christopher Nolan", "Leonardo DiCaprio")
-    assert not any(r.get("reused") for r in _outputs(answer, "CheckSufficiency"))
+    assert not any(r.get("reused") for r in step_outputs(answer, "CheckSufficiency"))
     assert sum("Question: Who stars in Inception?" in p for p in resources.llm.prompts) == 1
 
 
 def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tmp_path, spacy_extractor):
     script = [('{"hops": ["Who designed the Starling Bridge?", "Where was #1 born?"]}', 2.0), ("London", 1.1)]
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, hops=True, bridge_check=False)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, bridge_check=False)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert _outputs(answer, "Plan")[0] == {
+    assert step_outputs(answer, "Plan")[0] == {
         "hops": [QUESTION],
         "kind": "single",
         "note": "hop 1 asks about nothing the question names",
@@ -614,18 +562,18 @@ def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_pat
     root = tmp_path / "data"
     config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
     write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
-    agent, _ = _agent(config, tmp_path, spacy_extractor, [("London", 1.2)])
+    agent, _ = loop_agent(config, tmp_path, spacy_extractor, [("London", 1.2)])
     answer = agent.answer(QUESTION)
     expected = 1.0 - 1.0 / (1.0 + math.exp(-2.0 * math.log(1.2)))
     assert answer.confidence == pytest.approx(expected, abs=1e-3) and answer.answer == "London"
-    assert answer.trace.tools()[-1] == "Confidence" and _outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
+    assert answer.trace.tools()[-1] == "Confidence" and step_outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
     assert not answer.sure and answer.to_dict()["confidence"] == answer.confidence
 
-    lenient, _ = _agent(config, tmp_path / "lenient", spacy_extractor, [("London", 1.2)], sure_confidence=0.4)
+    lenient, _ = loop_agent(config, tmp_path / "lenient", spacy_extractor, [("London", 1.2)], sure_confidence=0.4)
     assert lenient.answer(QUESTION).sure
 
     write_model(root / CONFIDENCE_FILE, "another-reader", {"own": "results/own"}, "enrichrag_no_enrich", model)
-    other, _ = _agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
+    other, _ = loop_agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
     unfitted = other.answer(QUESTION)
     assert unfitted.confidence is None and unfitted.sure and "Confidence" not in unfitted.trace.tools()
 
@@ -638,9 +586,9 @@ def test_a_whole_read_that_stopped_at_the_bridge_goes_on_to_the_rest_of_the_ques
     only describes. The description read as a hop of its own gives the same answer: the whole read
     stopped at the bridge, so the rest of the question, the director's name in its place, is hop 2."""
     script = [(KEPT_WHOLE, 2.0), ("Christopher Nolan", 1.1), ("Christopher Nolan", 1.1), ("London", 1.1)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    bridge = _outputs(answer, "Bridge")[0]
+    bridge = step_outputs(answer, "Bridge")[0]
     assert bridge["description"] == "the director of Inception" and bridge["goes_on"]
     assert bridge["first"] == "What is the director of Inception?" and bridge["rest"] == "Where was #1 born?"
     first, second = answer.chain
@@ -655,12 +603,12 @@ def test_a_whole_read_past_the_bridge_stands_and_the_check_can_be_turned_off(wor
     """The whole read answered something else than the description's hop: it did not stop at the
     bridge, and its answer stands. With `bridge_check: false` nothing more is read."""
     script = [(KEPT_WHOLE, 2.0), ("London", 1.1), ("Christopher Nolan", 1.1)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert answer.answer == "London" and answer.chain == [] and not _outputs(answer, "Bridge")[0]["goes_on"]
+    assert answer.answer == "London" and answer.chain == [] and not step_outputs(answer, "Bridge")[0]["goes_on"]
     assert len(resources.llm.prompts) == 3
 
-    off, resources = _agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
+    off, resources = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
     kept = off.answer(QUESTION, allow_enrich=False)
     assert kept.answer == "London" and "Bridge" not in kept.trace.tools() and len(resources.llm.prompts) == 2
 
@@ -680,19 +628,19 @@ def test_with_a_fitted_model_only_an_answer_it_is_unsure_of_is_enriched(world, t
     config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
     write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
     script = [("London", 1.2)]
-    unsure, resources = _agent(config, tmp_path / "unsure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
+    unsure, resources = loop_agent(config, tmp_path / "unsure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
     answer = unsure.answer(QUESTION)
-    decide = _outputs(answer, "AnalyzeDecide")[0]
+    decide = step_outputs(answer, "AnalyzeDecide")[0]
     assert decide == {"reason": "confidence 0.41 under 0.5", "confidence": pytest.approx(0.4094, abs=1e-3), "decision": "enrich"}
     assert answer.trace.tools().count("EnrichGraph") == 1 and resources.writer.verify() == []
 
-    sure, _ = _agent(config, tmp_path / "sure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1, sure_confidence=0.4)
+    sure, _ = loop_agent(config, tmp_path / "sure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1, sure_confidence=0.4)
     kept = sure.answer(QUESTION)
-    assert _outputs(kept, "AnalyzeDecide")[0]["decision"] == "answer" and "EnrichGraph" not in kept.trace.tools()
+    assert step_outputs(kept, "AnalyzeDecide")[0]["decision"] == "answer" and "EnrichGraph" not in kept.trace.tools()
 
-    unfitted, _ = _agent(world, tmp_path / "unfitted", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
+    unfitted, _ = loop_agent(world, tmp_path / "unfitted", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
     by_perplexity = unfitted.answer(QUESTION)
-    assert _outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"} and "EnrichGraph" not in by_perplexity.trace.tools()
+    assert step_outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"} and "EnrichGraph" not in by_perplexity.trace.tools()
 
 
 def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, spacy_extractor):
@@ -714,7 +662,7 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
     config = dataclasses.replace(world, paths=dataclasses.replace(world.paths, root=str(root)))
     write_model(root / CONFIDENCE_FILE, model_name(world.llm), {"own": "results/own"}, "enrichrag_no_enrich", model)
     script = [("Paris", 3.0), ("London", 1.2)]
-    agent, _ = _agent(config, tmp_path, spacy_extractor, script, max_iterations=2, max_enrich_rounds=1)
+    agent, _ = loop_agent(config, tmp_path, spacy_extractor, script, max_iterations=2, max_enrich_rounds=1)
     answer = agent.answer(QUESTION)  # enriched, then read again: two rounds of reads
     assert "EnrichGraph" in answer.trace.tools() and len(answer.trace.reads()) == 4
     served = answer.trace.first(Confident)
@@ -741,26 +689,26 @@ def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features()
 def test_with_routing_a_question_without_a_cue_gets_no_plan_call(world, tmp_path, spacy_extractor):
     """`agent.route`: the parse decides; a plain question is read as one without asking the planner (one
     reader call in all), while a described bridge still is planned."""
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.1)], hops=True, route=True)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.1)], hops=True, route=True)
     answer = agent.answer("Who directed Inception?", allow_enrich=False)
     assert answer.trace.tools()[:2] == ["AnalyzeQuery", "Route"] and "Plan" not in answer.trace.tools()
-    assert _outputs(answer, "Route") == [{"decision": "whole", "reason": "no cue"}]
+    assert step_outputs(answer, "Route") == [{"decision": "whole", "reason": "no cue"}]
     assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
 
-    planned, llm = _agent(world, tmp_path / "planned", spacy_extractor, [(KEPT_WHOLE, 2.0), ("London", 1.1)], hops=True, route=True)
+    planned, llm = loop_agent(world, tmp_path / "planned", spacy_extractor, [(KEPT_WHOLE, 2.0), ("London", 1.1)], hops=True, route=True)
     answer = planned.answer(QUESTION, allow_enrich=False)
-    assert _outputs(answer, "Route") == [{"decision": "plan", "reason": "description"}] and "Plan" in answer.trace.tools()
+    assert step_outputs(answer, "Route") == [{"decision": "plan", "reason": "description"}] and "Plan" in answer.trace.tools()
 
 
 def test_a_whole_read_that_states_its_answer_is_not_read_again(world, tmp_path, spacy_extractor):
     """`agent.grow: unstated`: the first read's answer is a span of what it read, so however high its
     perplexity, no wider context is read to confirm it (the perplexity rule would read on)."""
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], grow="unstated")
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], grow="unstated")
     answer = agent.answer("Who directed Inception?", allow_enrich=False)
     assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
-    assert [o["reason"] for o in _outputs(answer, "CheckSufficiency")] == [GROUNDED]
+    assert [o["reason"] for o in step_outputs(answer, "CheckSufficiency")] == [GROUNDED]
 
-    by_perplexity, old = _agent(world, tmp_path / "old", spacy_extractor, [("Christopher Nolan", 1.9)], grow="perplexity")
+    by_perplexity, old = loop_agent(world, tmp_path / "old", spacy_extractor, [("Christopher Nolan", 1.9)], grow="perplexity")
     by_perplexity.answer("Who directed Inception?", allow_enrich=False)
     assert len(old.llm.prompts) > 1  # the same read over the threshold reads a wider context
 
@@ -769,16 +717,16 @@ def test_a_whole_read_that_does_not_state_its_answer_grows_and_a_stated_answer_w
     """An answer that none of its passages states reads one passage more; the read that states its answer
     is kept although its perplexity is higher, and reading stops there."""
     script = [("Steven Spielberg", 1.05), ("Christopher Nolan", 1.4)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, grow="unstated")
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, grow="unstated")
     answer = agent.answer("Who directed Inception?", allow_enrich=False)
     assert answer.answer == "Christopher Nolan" and len(resources.llm.prompts) == 2
-    reads = _outputs(answer, "CheckSufficiency")
+    reads = step_outputs(answer, "CheckSufficiency")
     assert [r["grounded"] for r in reads] == [False, True] and reads[-1]["reason"] == GROUNDED
-    contexts = [o["chunk_ids"] for o in _outputs(answer, "EnrichContext")]
+    contexts = [o["chunk_ids"] for o in step_outputs(answer, "EnrichContext")]
     assert len(contexts[1]) == len(contexts[0]) + 1 and contexts[1][: len(contexts[0])] == contexts[0]
 
     never = [("Steven Spielberg", 1.05)]
-    capped, capped_resources = _agent(world, tmp_path / "capped", spacy_extractor, never, grow="unstated", max_iterations=2)
+    capped, capped_resources = loop_agent(world, tmp_path / "capped", spacy_extractor, never, grow="unstated", max_iterations=2)
     capped.answer("Who directed Inception?", allow_enrich=False)
     assert len(capped_resources.llm.prompts) == 2  # never stated: max_iterations reads, none past them
 
@@ -787,12 +735,12 @@ def test_read_first_plans_only_when_the_whole_read_is_unsure(world, tmp_path, sp
     """`agent.plan_when: unsure`: a whole read that states its answer is the answer, with no Plan call;
     one that does not is planned, and the chain that grounds answers."""
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
-    sure, resources = _agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], **options)
+    sure, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], **options)
     answer = sure.answer("Who directed Inception?", allow_enrich=False)
     assert "Plan" not in answer.trace.tools() and len(resources.llm.prompts) == 1
 
     script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
-    unsure, resources = _agent(world, tmp_path / "unsure", spacy_extractor, script, **options)
+    unsure, resources = loop_agent(world, tmp_path / "unsure", spacy_extractor, script, **options)
     answer = unsure.answer(QUESTION, allow_enrich=False)
     tools = answer.trace.tools()
     assert tools.index("CheckSufficiency") < tools.index("Plan")  # read first, then planned
@@ -804,9 +752,9 @@ def test_read_first_keeps_the_whole_read_when_the_chain_does_not_ground(world, t
     improve on: the whole read answers, and no chain is shown."""
     script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("Tokyo", 1.1)]
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
-    agent, _ = _agent(world, tmp_path, spacy_extractor, script, **options)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
     answer = agent.answer(QUESTION, allow_enrich=False)
-    assert "Plan" in answer.trace.tools() and len(_outputs(answer, "Hop")) == 2
+    assert "Plan" in answer.trace.tools() and len(step_outputs(answer, "Hop")) == 2
     assert answer.answer == "Paris" and answer.chain == [] and not answer.sure
 
 
@@ -815,7 +763,7 @@ def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_
     partition, no second read); running the job writes the partition the loop would have waited for, and
     the same question asked again walks the new facts."""
     script = [("Paris", 20.0)]
-    agent, resources = _agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=1, enrich_when="background")
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=1, enrich_when="background")
     answer = agent.answer(QUESTION)
     assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide", "QueueEnrichment"]
     assert answer.trace.partitions_written == [] and committed_partitions(Path(resources.config.paths.graph)) == ["seed"]
@@ -834,7 +782,7 @@ def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_
 
 
 def test_enrich_false_never_queues_and_a_bad_mode_is_refused(world, tmp_path, spacy_extractor):
-    agent, resources = _agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_iterations=1, enrich_when="background")
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_iterations=1, enrich_when="background")
     assert agent.answer(QUESTION, allow_enrich=False).queued == [] and resources.jobs.jobs() == []
     with pytest.raises(QueryError, match="enrich must be 'background', 'now'"):
         agent.answer(QUESTION, allow_enrich="later")

@@ -1,0 +1,171 @@
+"""Learned facts: a grounded hop kept as a fact of the graph, so that the next question asking it is
+not worked out again.
+
+A hop whose read states its answer is a sub-question, an answer and the passage that states it, worked
+out by the reader at the cost of a call. It is kept as one edge: the entity the sub-question names ->
+the sub-question (its relation) -> the answer, with the sentence that states it as evidence, that
+passage's chunk, `learned:<reader>` as extractor and 1 / perplexity as confidence. A question answered
+whole and grounded is kept the same way. An answer's facts go to the graph together, in one `learned-`
+partition through the commit protocol (a queued job by default, so the answer does not wait).
+
+A later hop looks its sub-question up first (one DuckDB query over the learned edges of the entities it
+names, or of the same sub-question): the same sub-question learned surely (its perplexity under the
+threshold) is answered from the record, without a reader call and cited to its chunk; a similar one
+(the same subject and most of the same words) has its cited passage read first, before any search.
+Learned facts are undone a partition at a time (`graph rollback`) or one at a time (`graph forget`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from enrich_rag.extract.assemble import graph_tables
+from enrich_rag.extract.base import Extraction
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.ids import node_id
+from enrich_rag.storage.partitions import GraphTables
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+from enrich_rag.text import content_words, normalize_answer, split_sentences, states
+
+LEARNED = "learned"  # the partitions' prefix and the extractor's: learned:<reader>
+EVIDENCE_CHARS = 300
+# Stopwords to a search, but what a question asks: two questions asking different ones never match.
+QUESTION_WORDS = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "why", "how", "many", "much", "year", "old"})
+_WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A learned fact found for a question: `match` 1.0 is the same question, else the share of words."""
+
+    fact: Edge
+    match: float
+
+    @property
+    def exact(self) -> bool:
+        return self.match == 1.0
+
+    @property
+    def perplexity(self) -> float:
+        return 1.0 / self.fact.confidence if self.fact.confidence > 0 else math.inf
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact.id,
+            "question": self.fact.relation,
+            "answer": self.fact.object,
+            "chunk_id": self.fact.chunk_id,
+            "partition": self.fact.partition,
+            "match": round(self.match, 3),
+        }
+
+
+def question_key(question: str) -> str:
+    return normalize_answer(question)
+
+
+def asks(question: str) -> frozenset[str]:
+    """What a question asks, by its question words: "When was X born?" is not "Where was X born?"."""
+    return frozenset(_WORD.findall(question.casefold())) & QUESTION_WORDS
+
+
+def learned_fact(
+    question: str, answer: str, perplexity: float, evidence: Sequence[Any], subjects: Sequence[str], reader: str
+) -> Edge | None:
+    """The fact a grounded read teaches, or None: no passage it read states the answer, or the question
+    names no entity other than the answer (a fact needs a subject)."""
+    source = next((e for e in evidence if isinstance(e, Passage) and states(e.content, answer)), None)
+    subject = next((s for s in subjects if states(question, s) and not states(s, answer) and not states(answer, s)), None)
+    if source is None or subject is None or not normalize_answer(answer) or not math.isfinite(perplexity) or perplexity <= 0:
+        return None
+    sentence = next((s for s in split_sentences(source.text) if states(s, answer)), source.text)
+    return Edge(
+        subject,
+        " ".join(question.split()),
+        answer,
+        sentence[:EVIDENCE_CHARS],
+        source.id,
+        source.doc_id,
+        confidence=round(min(1.0, 1.0 / perplexity), 4),
+        extractor=f"{LEARNED}:{reader}",
+    )
+
+
+def learned_tables(facts: Sequence[Edge]) -> GraphTables:
+    """An answer's facts as one partition's rows: the edges and their two end nodes."""
+    return graph_tables(Extraction(edges=list(facts)))
+
+
+def fact_to_dict(fact: Edge) -> dict[str, Any]:
+    """A fact as a job carries it (JSON)."""
+    return {
+        "subject": fact.subject,
+        "question": fact.relation,
+        "answer": fact.object,
+        "evidence": fact.evidence,
+        "chunk_id": fact.chunk_id,
+        "doc_id": fact.doc_id,
+        "confidence": fact.confidence,
+        "extractor": fact.extractor,
+    }
+
+
+def fact_from_dict(data: dict[str, Any]) -> Edge:
+    return Edge(
+        data["subject"],
+        data["question"],
+        data["answer"],
+        data["evidence"],
+        data["chunk_id"],
+        data["doc_id"],
+        confidence=float(data["confidence"]),
+        extractor=data["extractor"],
+    )
+
+
+def recall(store: GraphStore, question: str, entities: Sequence[str], min_match: float, exclude: Sequence[str] = ()) -> Recall | None:
+    """The learned fact that best answers `question`: the same question first, then one about an entity
+    it names that asks the same (`asks`) and shares at least `min_match` of the content words (Jaccard), its
+    answer not one of `exclude` (a chain's earlier answers). Ties go to the surer record."""
+    key, words, wanted = question_key(question), content_words(question), asks(question)
+    subjects = [node_id(e) for e in entities]
+    excluded = {normalize_answer(a) for a in exclude}
+    best: Recall | None = None
+    for row in store.learned_edges(LEARNED, subjects, " ".join(question.split())):
+        fact = Edge.from_row(row)
+        if normalize_answer(fact.object) in excluded:
+            continue
+        if question_key(fact.relation) == key:
+            match = 1.0
+        elif asks(fact.relation) != wanted:
+            continue
+        else:
+            theirs = content_words(fact.relation)
+            match = min(len(words & theirs) / len(words | theirs) if words | theirs else 0.0, 0.999)  # only the same question is exact
+        if match >= min_match and (best is None or (match, fact.confidence) > (best.match, best.fact.confidence)):
+            best = Recall(fact, match)
+    return best
+
+
+def learned_rows(store: GraphStore) -> list[dict[str, Any]]:
+    """Every learned fact the graph holds (forgotten ones are hidden), newest partition first."""
+    return store.learned_edges(LEARNED)
+
+
+def learned_record(row: dict[str, Any]) -> dict[str, Any]:
+    """One learned fact as `graph learned` and the API list it."""
+    return {
+        "id": row["id"],
+        "subject": row["src_name"],
+        "question": row["relation"],
+        "answer": row["dst_name"],
+        "chunk_id": row["chunk_id"],
+        "reader": row["extractor"].split(":", 1)[1],
+        "confidence": round(float(row["confidence"]), 4),
+        "partition": row["partition"],
+    }

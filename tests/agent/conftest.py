@@ -1,0 +1,69 @@
+"""The agent tests' small world: the five-document corpus built once a module (its seed graph leaves out
+the Christopher Nolan page), and the loop over a writable copy of it with a scripted reader."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from enrich_rag.agent.resources import Resources
+from enrich_rag.storage.workspace import writable_copy
+from tests.conftest import make_agent
+from tests.scripted_llm import ScriptedLLM
+
+QUESTION = "Where was the director of Inception born?"
+CHAIN = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, spacy_extractor):
+    """Corpus and indexes of the five-document corpus; the seed graph leaves out the Christopher Nolan page."""
+    from enrich_rag.config import CorpusConfig, load_config
+    from enrich_rag.stages.corpus import prepare_corpus
+    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
+    from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.passages import read_passages
+    from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
+
+    tmp = tmp_path_factory.mktemp("world")
+    base = load_config(PROJECT_ROOT / "params.yaml")
+    paths = dataclasses.replace(
+        base.paths,
+        root=str(tmp),
+        chunks=str(tmp / "chunks.parquet"),
+        corpus_index=str(tmp / "corpus"),
+        graph=str(tmp / "graph"),
+        graph_index=str(tmp / "graph_index"),
+    )
+    config = dataclasses.replace(
+        base,
+        paths=paths,
+        corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
+        agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
+        extraction=dataclasses.replace(base.extraction, deep="spacy"),
+    )  # enriched by `spacy_extractor`
+    prepare_corpus(config)
+    build_corpus_index(config)
+    build_seed_graph(config, extractor=spacy_extractor, chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
+    build_graph_index(config)
+    return config
+
+
+def loop_agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):
+    """`selection`: the context strategy (`evidence.selection`), chosen once when the agent is built. The
+    question is read as one (`hops` off) unless a test plans it: the script's first reply is then the plan.
+    A whole read grows by the perplexity rule unless a test asks for `grow="unstated"`: most tests here
+    script perplexities, and the default's stop (the first read that states its answer) is tested apart.
+    Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it, a
+    planned question is planned before it is read (`plan_when="always"`) unless a test reads first, and
+    nothing is learned (`learn`, tested apart in tests/agent/test_learned.py) unless a test asks."""
+    copy = writable_copy(config, tmp_path / "copy")
+    resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
+    evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
+    settings = {"hops": False, "plan_when": "always", "grow": "perplexity", "enrich_when": "now", "learn": False} | agent
+    return make_agent(resources, dataclasses.replace(copy.agent, **settings), evidence), resources
+
+
+def step_outputs(answer, tool):
+    return [s.outputs for s in answer.trace.steps if s.tool == tool]
