@@ -184,10 +184,11 @@ class EnrichRAG:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
         return self.agent().enrich(validate_question(question), [])
 
-    def enrich_pending(self, limit: int = 0) -> list[EnrichmentJob]:
-        """Run the queued enrichments, oldest first, one at a time (`limit`: at most that many); each
-        job as it ended. A job whose worker was killed is run again whole."""
-        return self.resources.jobs.run_pending(self.agent().run_job, limit)
+    def enrich_pending(self, limit: int = 0, kind: str | None = None) -> list[EnrichmentJob]:
+        """Run the queued jobs (`kind`: only "enrich" rounds or "learn" facts), oldest first, one at a
+        time (`limit`: at most that many); each job as it ended. A job whose worker was killed is run
+        again whole."""
+        return self.resources.jobs.run_pending(self.agent().run_job, limit, kind)
 
     def jobs(self) -> list[EnrichmentJob]:
         """The enrichment queue: pending, running, done and failed jobs, oldest first."""

@@ -142,10 +142,12 @@ class JobQueue:
                 requeued.append(path.name.split("@")[0])
         return requeued
 
-    def claim(self) -> EnrichmentJob | None:
-        """The oldest pending job, moved to running/ under this process (None: nothing is pending)."""
+    def claim(self, kind: str | None = None) -> EnrichmentJob | None:
+        """The oldest pending job (of `kind`), moved to running/ under this process (None: nothing is pending)."""
         self.requeue_stale()
         for job in self.jobs(PENDING):
+            if kind is not None and job.kind != kind:
+                continue
             try:
                 os.rename(self._dir(PENDING) / f"{job.id}.json", self._dir(RUNNING) / f"{job.id}@{os.getpid()}.json")
             except FileNotFoundError:  # another worker claimed it first
@@ -160,11 +162,11 @@ class JobQueue:
         (self._dir(RUNNING) / f"{job.id}@{os.getpid()}.json").unlink(missing_ok=True)
         return done
 
-    def run_pending(self, run: Callable[[EnrichmentJob], dict[str, Any]], limit: int = 0) -> list[EnrichmentJob]:
-        """Run pending jobs one at a time until none is left (or `limit` ran): the jobs as they ended. A
-        job that raises is kept as failed, with its error, and the next one runs."""
+    def run_pending(self, run: Callable[[EnrichmentJob], dict[str, Any]], limit: int = 0, kind: str | None = None) -> list[EnrichmentJob]:
+        """Run pending jobs (of `kind`) one at a time until none is left (or `limit` ran): the jobs as they
+        ended. A job that raises is kept as failed, with its error, and the next one runs."""
         finished: list[EnrichmentJob] = []
-        while (not limit or len(finished) < limit) and (job := self.claim()) is not None:
+        while (not limit or len(finished) < limit) and (job := self.claim(kind)) is not None:
             try:
                 result, error = run(job), ""
             except Exception as exc:  # one job's failure must not stop the worker; it is kept with the job

@@ -1,0 +1,214 @@
+"""What the graph's growth pays on the questions that come after: streams of related questions, each later
+question compared, paired, with the same question on the graph as built (read-only) and after an
+unrelated question (the control).
+
+Related pairs are dev questions that share a supporting page (MuSiQue: pairs that also share a hop of
+their gold decomposition, the same page and sub-answer, come first), the earlier one by dev order; a
+question is in one pair at most. Three streams, each on its own writable copy of the build:
+  grown      earlier question (writes allowed: its facts learned, its round queued) -> the queue runs
+             -> later question (writes allowed) -> the queue runs; then every earlier question asked
+             again (read-only): the same question asked again, second ask against first
+  control    the same, but the question before each later one is drawn at random from the dev
+             questions in no pair (seeded): growth that is not about the later question
+  read-only  the later questions on the graph as built
+`--jobs learn` runs only the learned facts' jobs (an enrichment round, 20-30 s of deep extraction
+each, stays queued): the payoff of learned facts alone. `--jobs all` runs both kinds.
+
+    python scripts/later_questions.py --config configs/musique.yaml --pairs 19 --jobs learn \
+        --out bench_results/later_questions_musique.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from enrich_rag.agent.records import Recalled
+from enrich_rag.api import EnrichRAG
+from enrich_rag.config import Config
+from enrich_rag.eval.datasets import QAItem
+from enrich_rag.eval.methods import CountingLLM
+from enrich_rag.eval.metrics import exact_match, token_f1
+from enrich_rag.eval.prepare import sampled_questions
+from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.eval.stats import paired_difference
+from enrich_rag.llm.factory import make_llm
+from enrich_rag.llm.models import model_name
+from enrich_rag.storage.enrichment_jobs import LEARN
+from enrich_rag.storage.workspace import writable_copy
+
+
+def related_pairs(items: list[QAItem], limit: int) -> list[tuple[QAItem, QAItem, str]]:
+    """(earlier, later, what they share): pairs sharing a gold hop first, then a supporting page."""
+    candidates = []
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            pages = set(a.gold_docs) & set(b.gold_docs)
+            if not pages:
+                continue
+            hops = {(doc, answer.casefold()) for _, answer, doc in a.hops} & {(doc, answer.casefold()) for _, answer, doc in b.hops}
+            candidates.append((0 if hops else 1, items.index(a), items.index(b), "hop" if hops else "page"))
+    used: set[str] = set()
+    pairs = []
+    for _, i, j, shared in sorted(candidates):
+        a, b = items[i], items[j]
+        if a.id in used or b.id in used:
+            continue
+        used |= {a.id, b.id}
+        pairs.append((a, b, shared))
+    return sorted(pairs, key=lambda p: items.index(p[0]))[:limit]
+
+
+def _ask(session: EnrichRAG, llm: CountingLLM, item: QAItem, enrich: str | bool) -> dict[str, Any]:
+    before = llm.calls
+    answer = session.agent().answer(item.question, allow_enrich=enrich)
+    uses = Counter(r.use for r in answer.trace.records(Recalled))
+    return {
+        "id": item.id,
+        "question": item.question,
+        "prediction": answer.answer,
+        "em": exact_match(answer.answer, list(item.answers)),
+        "f1": round(token_f1(answer.answer, list(item.answers)), 4),
+        "llm_calls": llm.calls - before,
+        "seconds": answer.trace.seconds,
+        "recalled_answered": uses["answered"],
+        "recalled_read": uses["read"],
+        "hops": len(answer.chain),
+    }
+
+
+def _run_queue(session: EnrichRAG, jobs: str) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    done = session.enrich_pending(kind=LEARN if jobs == LEARN else None)
+    return {"jobs": len(done), "failed": sum(j.state == "failed" for j in done), "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def stream(config: Config, llm: CountingLLM, pairs: list[tuple[QAItem, QAItem]], jobs: str, again: bool, label: str) -> dict[str, Any]:
+    """Each (before, later) in order on one writable copy: before -> queue -> later -> queue."""
+    rows, firsts, queue = [], [], []
+    with EnrichRAG(config, llm=llm, reconcile=False) as session:
+        for before, later in tqdm(pairs, desc=label, unit="pair"):
+            firsts.append(_ask(session, llm, before, "background"))
+            queue.append(_run_queue(session, jobs))
+            rows.append(_ask(session, llm, later, "background") | {"after": before.id})
+            queue.append(_run_queue(session, jobs))
+        seconds = [_ask(session, llm, before, False) for before, _ in tqdm(pairs, desc=f"{label}: asked again", unit="q")] if again else []
+        learned = len(session.graph.learned())
+    return {"later": rows, "first": firsts, "again": seconds, "queue": queue, "learned_facts": learned}
+
+
+def _mean(rows: list[dict[str, Any]], key: str) -> float:
+    return round(statistics.mean(r[key] for r in rows), 4) if rows else 0.0
+
+
+def _paired(a: list[dict[str, Any]], b: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    diff = paired_difference([r[key] for r in a], [r[key] for r in b])
+    return {"value": round(diff.value, 4), "ci": diff.to_list()}
+
+
+def _gain_loss(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, int]:
+    return {"gained": sum(x["em"] > y["em"] for x, y in zip(a, b)), "lost": sum(x["em"] < y["em"] for x, y in zip(a, b))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--pairs", type=int, default=19)
+    parser.add_argument("--jobs", choices=[LEARN, "all"], default=LEARN)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    config, ev = load_eval(args.params, args.config)
+    ensure_built(config, ev)
+    items = sampled_questions(ev)
+    pairs = related_pairs(items, args.pairs)
+    in_pairs = {x.id for a, b, _ in pairs for x in (a, b)}
+    unrelated = random.Random(args.seed).sample([i for i in items if i.id not in in_pairs], len(pairs))
+    llm = CountingLLM(make_llm(config.llm))
+    with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads
+        session.agent().answer(unrelated[0].question, allow_enrich=False)
+        read_only = [_ask(session, llm, later, False) for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
+    with tempfile.TemporaryDirectory() as work:
+        grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], args.jobs, True, "grown")
+        control = stream(
+            writable_copy(config, Path(work) / "control"),
+            llm,
+            [(u, b) for u, (_, b, _) in zip(unrelated, pairs)],
+            args.jobs,
+            False,
+            "control",
+        )
+    later, ctrl = grown["later"], control["later"]
+    first, again = grown["first"], grown["again"]
+    result = {
+        "dataset": ev.dataset,
+        "reader": model_name(config.llm),
+        "jobs": args.jobs,
+        "tuned": False,
+        "pairs": [{"earlier": a.id, "later": b.id, "shared": s} for a, b, s in pairs],
+        "shared": dict(Counter(s for *_, s in pairs)),
+        "later": {
+            "n": len(later),
+            "em": {"read_only": _mean(read_only, "em"), "grown": _mean(later, "em"), "control": _mean(ctrl, "em")},
+            "llm_calls": {
+                "read_only": _mean(read_only, "llm_calls"),
+                "grown": _mean(later, "llm_calls"),
+                "control": _mean(ctrl, "llm_calls"),
+            },
+            "grown_minus_read_only": {"em": _paired(later, read_only, "em"), "llm_calls": _paired(later, read_only, "llm_calls")},
+            "grown_minus_control": {"em": _paired(later, ctrl, "em"), "llm_calls": _paired(later, ctrl, "llm_calls")},
+            "grown_vs_read_only_questions": _gain_loss(later, read_only),
+            "grown_vs_control_questions": _gain_loss(later, ctrl),
+            "recalled": {"answered": sum(r["recalled_answered"] > 0 for r in later), "read": sum(r["recalled_read"] > 0 for r in later)},
+        },
+        "asked_again": {
+            "n": len(again),
+            "em": {"first": _mean(first, "em"), "second": _mean(again, "em")},
+            "llm_calls": {"first": _mean(first, "llm_calls"), "second": _mean(again, "llm_calls")},
+            "seconds_p50": {
+                "first": statistics.median(r["seconds"] for r in first),
+                "second": statistics.median(r["seconds"] for r in again),
+            },
+            "second_minus_first": {"em": _paired(again, first, "em"), "llm_calls": _paired(again, first, "llm_calls")},
+            "answered_from_learned": sum(r["recalled_answered"] > 0 for r in again),
+        },
+        "learned_facts": {"grown": grown["learned_facts"], "control": control["learned_facts"]},
+        "queue": {"grown": grown["queue"], "control": control["queue"]},
+        "rows": {"read_only": read_only, "grown": later, "control": ctrl, "first": first, "again": again},
+    }
+    table = Table(title=f"later questions, {ev.dataset}: {len(later)} related pairs ({result['shared']}), jobs run: {args.jobs}")
+    for column in ("stream", "later EM", "reader calls", "EM vs read-only", "calls vs read-only"):
+        table.add_column(column, justify="left" if column == "stream" else "right")
+    for name, rows in (("read-only", read_only), ("control", ctrl), ("grown", later)):
+        em, calls = _paired(rows, read_only, "em"), _paired(rows, read_only, "llm_calls")
+        table.add_row(
+            name,
+            f"{_mean(rows, 'em'):.3f}",
+            f"{_mean(rows, 'llm_calls'):.2f}",
+            f"{em['value']:+.3f} {em['ci']}",
+            f"{calls['value']:+.2f} {calls['ci']}",
+        )
+    Console().print(table)
+    a = result["asked_again"]
+    Console().print(
+        f"asked again: EM {a['em']['first']:.3f} -> {a['em']['second']:.3f}, reader calls {a['llm_calls']['first']:.2f} -> "
+        f"{a['llm_calls']['second']:.2f}, p50 {a['seconds_p50']['first']:.2f} s -> {a['seconds_p50']['second']:.2f} s, "
+        f"{a['answered_from_learned']} of {a['n']} answered from a learned fact"
+    )
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
