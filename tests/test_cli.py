@@ -223,3 +223,29 @@ def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
     _print_answer(Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05), as_json=False)
     out = " ".join(capsys.readouterr().out.split())
     assert "confidence" not in out and "perplexity 1.20, threshold 1.05" in out
+
+
+def test_graph_learned_lists_facts_and_forget_hides_one_until_rolled_back(gap_config, spacy_extractor, tmp_path):
+    """Facts learned through the loop's own commit (a fact built as the loop builds one, real graph and
+    DVC); the CLI lists them, forgets one, and its rollback brings it back."""
+    from enrich_rag.agent.learned import learned_fact
+    from enrich_rag.agent.resources import Resources
+
+    resources = Resources(gap_config, extractor=spacy_extractor)
+    (passage,) = resources.passages.by_ids(["inception::c0"])
+    fact = learned_fact("Who directed Inception?", "Christopher Nolan", 1.02, [passage], ["Inception"], "qwen")
+    assert fact is not None and fact.evidence == "Christopher Nolan directed Inception."
+    assert make_agent(resources).learn([fact])["facts"] == 1
+    resources.close()
+    params, runner = _params(gap_config, tmp_path), CliRunner()
+    listed = runner.invoke(app, ["graph", "learned", "--params", str(params), "--json"])
+    (row,) = json.loads(listed.output)
+    assert row["question"] == "Who directed Inception?" and row["answer"] == "Christopher Nolan" and row["reader"] == "qwen"
+    forgot = runner.invoke(app, ["graph", "forget", row["id"], "--params", str(params), "--json"])
+    assert forgot.exit_code == 0, forgot.output
+    assert json.loads(runner.invoke(app, ["graph", "learned", "--params", str(params), "--json"]).output) == []
+    unknown = runner.invoke(app, ["graph", "forget", "e-nope", "--params", str(params)])
+    assert unknown.exit_code != 0 and "no fact 'e-nope'" in unknown.output and len(unknown.output.strip().splitlines()) == 1
+    undo = runner.invoke(app, ["graph", "rollback", json.loads(forgot.output)["partition"], "--params", str(params)])
+    assert undo.exit_code == 0, undo.output
+    assert [r["id"] for r in json.loads(runner.invoke(app, ["graph", "learned", "--params", str(params), "--json"]).output)] == [row["id"]]

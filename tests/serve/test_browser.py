@@ -18,6 +18,7 @@ from tests.serve.conftest import free_port, serving
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium + chromium-driver not installed (.ci/run installs them)")
+CHAIN_PLAN = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
 
 
 def _chromium():
@@ -126,7 +127,7 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     from enrich_rag.serve.app import create_app
     from tests.scripted_llm import ScriptedLLM
 
-    plan = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
+    plan = CHAIN_PLAN
     plans_first = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, plan_when="always"))
     session = EnrichRAG(plans_first, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
@@ -145,6 +146,40 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
         drawn = set(driver.execute_script("return window.cy.nodes('[passage = 1]').map((n) => n.data('chunk'))"))
         read = [a.get_attribute("data-chunk") for hop in hops for a in hop.find_elements(By.TAG_NAME, "a")]
         assert read and set(read) <= drawn  # every hop's passages are nodes of the drawn subgraph
+    finally:
+        driver.quit()
+        session.close()
+
+
+@pytest.mark.slow  # a served app in Chromium
+def test_the_page_marks_a_hop_answered_from_a_learned_fact(gap_config, spacy_extractor):
+    """A first session learns the chain's facts (written before the answer returns, `enrich="now"`); the
+    page's question shares the first hop, which is shown as learned. Readers scripted as above."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from enrich_rag.api import EnrichRAG
+    from enrich_rag.serve.app import create_app
+    from tests.scripted_llm import ScriptedLLM
+
+    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, plan_when="always", enrich_when="now"))
+    first = EnrichRAG(config, llm=ScriptedLLM([(CHAIN_PLAN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
+    with first:
+        assert first.ask("Where was the director of Inception born?").answer == "London"
+        learned = {f["question"]: f["id"] for f in first.graph.learned()}
+    plan = '{"hops": ["Who directed Inception?", "When was #1 born?"]}'
+    session = EnrichRAG(config, llm=ScriptedLLM([(plan, 2.0), ("1970", 1.1)]), extractor=spacy_extractor)
+    driver = _chromium()
+    try:
+        with serving(create_app(config, session)) as url:
+            driver.get(url)
+            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+            driver.find_element(By.ID, "question").send_keys("When was the director of Inception born?")
+            driver.find_element(By.ID, "ask").click()
+            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        assert driver.find_element(By.ID, "answer").text == "1970", driver.find_element(By.ID, "status").text
+        hops = driver.find_elements(By.CSS_SELECTOR, "#chain li")
+        assert f"learned earlier: fact {learned['Who directed Inception?']}" in hops[0].text and "learned" not in hops[1].text
     finally:
         driver.quit()
         session.close()

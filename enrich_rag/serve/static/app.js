@@ -117,6 +117,7 @@ function renderChain(chain) {
     item.dataset.hop = hop.hop;
     item.append(text("span", `${hop.question} → `), text("strong", hop.answer || "(no answer)"));
     item.append(text("span", hop.grounded ? " (read in its passage)" : " (not found in what it read)", hop.grounded ? "muted" : "unsure"));
+    if (hop.learned) item.append(text("span", ` (learned earlier: fact ${hop.learned})`, "learned"));
     hop.chunk_ids.forEach((chunkId) => {
       const link = text("a", ` [${chunkId}]`);
       link.dataset.chunk = chunkId;
@@ -218,7 +219,9 @@ async function ask(event) {
     renderGraph(data.subgraph, data.citations);
     renderTimeline(data.trace);
     const queued = (data.queued || []).length ? `; enrichment queued (${data.queued.join(", ")}): the graph grows after this answer` : "";
-    $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written${queued}`;
+    const recalled = data.trace.steps.filter((s) => s.tool === "Recall" && s.outputs.use !== "gone" && s.inputs.query === data.question);
+    const learned = recalled.length ? `; answered from a learned fact (${recalled[0].outputs.fact}, learned in ${recalled[0].outputs.partition})` : "";
+    $("status").textContent = `${data.trace.seconds.toFixed(1)}s, ${data.trace.partitions_written.length} partition(s) written${queued}${learned}`;
     $("answer").dataset.state = "done";
     loadSettings();
   } catch (err) {
