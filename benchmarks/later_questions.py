@@ -16,6 +16,11 @@ each, stays queued): the payoff of learned facts alone. `--jobs all` runs both k
 
     python scripts/later_questions.py --config configs/musique.yaml --pairs 19 --jobs learn \
         --out bench_results/later_questions_musique.json
+    python scripts/later_questions.py --folder data/own_documents/npm-docs --out bench_results/later_questions_npm.json
+
+A folder (`--folder`, a user's own documents): its questions.jsonl, then related_questions.jsonl (each
+line names the question it is related to), built as a user would; the control asks the next pair's
+question before each related one.
 """
 
 from __future__ import annotations
@@ -121,44 +126,24 @@ def _gain_loss(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, in
     return {"gained": sum(x["em"] > y["em"] for x, y in zip(a, b)), "lost": sum(x["em"] < y["em"] for x, y in zip(a, b))}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--pairs", type=int, default=19)
-    parser.add_argument("--jobs", choices=[LEARN, "all"], default=LEARN)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    config, ev = load_eval(args.params, args.config)
-    ensure_built(config, ev)
-    items = sampled_questions(ev)
-    pairs = related_pairs(items, args.pairs)
-    in_pairs = {x.id for a, b, _ in pairs for x in (a, b)}
-    unrelated = random.Random(args.seed).sample([i for i in items if i.id not in in_pairs], len(pairs))
+def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: list[QAItem], jobs: str) -> dict[str, Any]:
+    """The three streams over `pairs`; `unrelated[i]` stands before pair i's later question in the control."""
     llm = CountingLLM(make_llm(config.llm))
     with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads
         session.agent().answer(unrelated[0].question, allow_enrich=False)
         read_only = [_ask(session, llm, later, False) for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
     with tempfile.TemporaryDirectory() as work:
-        grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], args.jobs, True, "grown")
-        control = stream(
-            writable_copy(config, Path(work) / "control"),
-            llm,
-            [(u, b) for u, (_, b, _) in zip(unrelated, pairs)],
-            args.jobs,
-            False,
-            "control",
-        )
+        grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], jobs, True, "grown")
+        controls = [(u, b) for u, (_, b, _) in zip(unrelated, pairs)]
+        control = stream(writable_copy(config, Path(work) / "control"), llm, controls, jobs, False, "control")
     later, ctrl = grown["later"], control["later"]
     first, again = grown["first"], grown["again"]
-    result = {
-        "dataset": ev.dataset,
+    return {
         "reader": model_name(config.llm),
-        "jobs": args.jobs,
-        "tuned": False,
+        "jobs": jobs,
         "pairs": [{"earlier": a.id, "later": b.id, "shared": s} for a, b, s in pairs],
         "shared": dict(Counter(s for *_, s in pairs)),
+        "control_before": [u.id for u in unrelated],
         "later": {
             "n": len(later),
             "em": {"read_only": _mean(read_only, "em"), "grown": _mean(later, "em"), "control": _mean(ctrl, "em")},
@@ -188,17 +173,66 @@ def main() -> None:
         "queue": {"grown": grown["queue"], "control": control["queue"]},
         "rows": {"read_only": read_only, "grown": later, "control": ctrl, "first": first, "again": again},
     }
-    table = Table(title=f"later questions, {ev.dataset}: {len(later)} related pairs ({result['shared']}), jobs run: {args.jobs}")
+
+
+def dev_streams(params: str, overlay: str, limit: int, seed: int) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem], str]:
+    """A dev set's related pairs; the control's questions drawn from those in no pair."""
+    config, ev = load_eval(params, overlay)
+    ensure_built(config, ev)
+    items = sampled_questions(ev)
+    pairs = related_pairs(items, limit)
+    in_pairs = {x.id for a, b, _ in pairs for x in (a, b)}
+    return config, pairs, random.Random(seed).sample([i for i in items if i.id not in in_pairs], len(pairs)), ev.dataset
+
+
+def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem], str]:
+    """A folder's questions, then its related questions (each names the line it is related to); the
+    control asks, before each related question, the question of the next pair instead (its own pair's
+    question is then never asked before it)."""
+    from enrich_rag.config import load_config
+    from enrich_rag.stages.folder import build_folder
+
+    config = load_config(params, build_folder(folder, workspace, params))
+
+    def read(name: str) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    first = [QAItem(f"q{i}", r["question"], tuple(r["answers"])) for i, r in enumerate(read("questions.jsonl"))]
+    pairs = [
+        (first[r["related_to"]], QAItem(f"r{i}", r["question"], tuple(r["answers"])), "page")
+        for i, r in enumerate(read("related_questions.jsonl"))
+    ]
+    unrelated = [pairs[(i + 1) % len(pairs)][0] for i in range(len(pairs))]
+    return config, pairs, unrelated, folder.name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="a dev set's configs/<dataset>.yaml")
+    source.add_argument("--folder", type=Path, help="a folder with questions.jsonl and related_questions.jsonl")
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--pairs", type=int, default=19)
+    parser.add_argument("--jobs", choices=[LEARN, "all"], default=LEARN)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workspace:
+        if args.folder:
+            config, pairs, unrelated, name = folder_streams(args.params, args.folder, Path(workspace))
+        else:
+            config, pairs, unrelated, name = dev_streams(args.params, args.config, args.pairs, args.seed)
+        result: dict[str, Any] = {"dataset": name, "tuned": False} | measure(config, pairs, unrelated, args.jobs)
+    later = result["later"]
+    table = Table(title=f"later questions, {name}: {later['n']} related pairs ({result['shared']}), jobs run: {args.jobs}")
     for column in ("stream", "later EM", "reader calls", "EM vs read-only", "calls vs read-only"):
         table.add_column(column, justify="left" if column == "stream" else "right")
-    for name, rows in (("read-only", read_only), ("control", ctrl), ("grown", later)):
-        em, calls = _paired(rows, read_only, "em"), _paired(rows, read_only, "llm_calls")
+    rows = result["rows"]
+    for label, key in (("read-only", "read_only"), ("control", "control"), ("grown", "grown")):
+        em, calls = _paired(rows[key], rows["read_only"], "em"), _paired(rows[key], rows["read_only"], "llm_calls")
+        mean_em, mean_calls = _mean(rows[key], "em"), _mean(rows[key], "llm_calls")
         table.add_row(
-            name,
-            f"{_mean(rows, 'em'):.3f}",
-            f"{_mean(rows, 'llm_calls'):.2f}",
-            f"{em['value']:+.3f} {em['ci']}",
-            f"{calls['value']:+.2f} {calls['ci']}",
+            label, f"{mean_em:.3f}", f"{mean_calls:.2f}", f"{em['value']:+.3f} {em['ci']}", f"{calls['value']:+.2f} {calls['ci']}"
         )
     Console().print(table)
     a = result["asked_again"]
