@@ -11,7 +11,11 @@ Arms, per seed share:
     full        PageRank on a graph extracted from every chunk (the ceiling)
 
 `before` numbers of targeted/random show transfer (what earlier questions' enrichments did for later
-ones; `transfer` = targeted before - seed); `after - before` is the gain of a question's own enrichment.
+ones, i.e. for questions that did not trigger them; `transfer` = targeted before - seed); `after - before`
+is the gain of a question's own enrichment. `--deep llm` enriches with the reader's deep extraction, as
+the agent does (the default, spaCy, is the seed's extractor: fast); `--no-control` skips the random arm.
+Each question's row also says where its walk started (the graph-index hits) and how many facts it
+walked, on the seed and before its own enrichment, to tell why a ranking moved.
 
     python scripts/eval_graph_enrichment.py --config configs/hotpotqa.yaml --shares 0.25 0.5 \
         --out bench_results/graph_enrichment_hotpotqa.json
@@ -34,14 +38,16 @@ from rich.table import Table
 from tqdm import tqdm
 
 from benchmarks.retrieval_study import retrieval_study
-from enrich_rag.agent.enrich_graph import enrich_graph
+from enrich_rag.agent.enrich_graph import already_read, enrich_graph
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.eval.metrics import all_evidence_at_k, recall_at_k
 from enrich_rag.eval.runner import ensure_built
+from enrich_rag.eval.stats import paired_difference
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.extract.factory import make_extractor
 from enrich_rag.storage.passages import read_passages
+from enrich_rag.storage.schema import SEED_PARTITION
 from enrich_rag.storage.workspace import writable_copy
 
 TOP = 10
@@ -67,10 +73,12 @@ def _scores(docs: list[str], gold: set[str]) -> dict[str, float]:
 
 
 class Arm:
-    def __init__(self, config: Config, extractor):
+    def __init__(self, config: Config, extractor, deep: str = ""):
+        """`extractor` None: the project's deep extractor (`deep`: its name, so chunks only it read count as read)."""
         self.session = EnrichRAG(config, extractor=extractor, reconcile=False)  # one spaCy for every arm, through the extractor
         self.resources = self.session.resources
         self.retrieval = self.resources.retrieval()
+        self.deep = deep
 
     def rank(self, question: str):
         resources = self.resources
@@ -90,10 +98,24 @@ class Arm:
             llm=None,
             limit_chunks=limit,
             candidates=candidates,
+            deep=self.deep,
         )
 
 
-def study(config: Config, ev, share: float, work: Path, items, extractor) -> dict:
+def _walked(ranking) -> dict[str, Any]:
+    """Where a walk started and what it walked: its entry entities (reset keys that are not passages),
+    the facts it walked and how many came from enrichments, the graph-index facts it hit from them."""
+    hood = ranking.neighbourhood
+    return {
+        "entry": sorted(k for k in ranking.reset if k not in ranking.dense),
+        "facts": len(hood.facts),
+        "enriched_facts": sum(f.partition != SEED_PARTITION for f in hood.facts),
+        "enriched_hits": sum(h.partition != SEED_PARTITION for h in hood.hits),
+        "links": len(hood.links),
+    }
+
+
+def study(config: Config, ev, share: float, work: Path, items, extractor, deep: str = "spacy", control: bool = True) -> dict:
     seed_cfg = _graph_config(config, work / f"seed-{share}", share)
     full_cfg = _graph_config(config, work / "full", 1.0)
     for cfg in (seed_cfg, full_cfg):
@@ -101,41 +123,48 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
     for arm in ("targeted", "random"):
         shutil.rmtree(work / f"{arm}-{share}", ignore_errors=True)
     seed, full = Arm(seed_cfg, extractor), Arm(full_cfg, extractor)
-    targeted = Arm(writable_copy(seed_cfg, work / f"targeted-{share}"), extractor)
-    control = Arm(writable_copy(seed_cfg, work / f"random-{share}"), extractor)
+    # `--deep llm`: the project's deep extractor (the reader), and a chunk is unread until it read it.
+    enrich_with, read_by = (None, "llm") if deep == "llm" else (extractor, "")
+    targeted = Arm(writable_copy(seed_cfg, work / f"targeted-{share}"), enrich_with, read_by)
+    randomly = Arm(writable_copy(seed_cfg, work / f"random-{share}"), enrich_with, read_by) if control else None
     chunks = read_passages(config.paths.chunks)
     rng = random.Random(0)
     rows = []
     for item in tqdm(items, desc=f"seed share {share}", unit="question"):
         gold, q = set(item.gold_docs), item.question
+        seeded = seed.rank(q)
         row: dict[str, Any] = {
+            "id": item.id,
             "dense": _scores(_docs(seed.retrieval.corpus(q, TOP * 2)), gold),
-            "seed": _scores(_docs(seed.rank(q).passages), gold),
+            "seed": _scores(_docs(seeded.passages), gold),
             "full": _scores(_docs(full.rank(q).passages), gold),
         }
         ranking = targeted.rank(q)
         row["targeted_before"] = _scores(_docs(ranking.passages), gold)
+        row["walk"] = {"seed": _walked(seeded), "before": _walked(ranking)}
         start = time.perf_counter()
         result = targeted.enrich(q, ranking.passages[:CANDIDATES], targeted.resources.config.agent.enrich_chunks)
         row["enrich_s"] = time.perf_counter() - start
         row["targeted"] = _scores(_docs(targeted.rank(q).passages), gold)
         row["new_chunks"] = len(result.new_chunks)
-
-        row["random_before"] = _scores(_docs(control.rank(q).passages), gold)
-        covered = control.resources.store.covered_chunks([c.id for c in chunks])
-        unread = [c for c in chunks if c.id not in covered]
-        picked = rng.sample(unread, min(len(result.new_chunks), len(unread)))
-        if picked:
-            control.enrich(q, picked, len(picked))
-        row["random"] = _scores(_docs(control.rank(q).passages), gold)
+        if randomly is not None:
+            row["random_before"] = _scores(_docs(randomly.rank(q).passages), gold)
+            read = already_read(randomly.resources.store, [c.id for c in chunks], read_by)
+            unread = [c for c in chunks if c.id not in read]
+            picked = rng.sample(unread, min(len(result.new_chunks), len(unread)))
+            if picked:
+                randomly.enrich(q, picked, len(picked))
+            row["random"] = _scores(_docs(randomly.rank(q).passages), gold)
         rows.append(row)
-    for closing in (seed, full, targeted, control):
+    for closing in (seed, full, targeted, *([randomly] if randomly else [])):
         closing.session.close()
+    arms = ("dense", "seed", "targeted_before", "targeted", *(("random_before", "random") if control else ()), "full")
     summary = {}
-    for arm in ("dense", "seed", "targeted_before", "targeted", "random_before", "random", "full"):
+    for arm in arms:
         summary[arm] = {m: round(statistics.fmean(r[arm][m] for r in rows), 4) for m in rows[0]["dense"]}
     summary["own_gain"] = {m: round(summary["targeted"][m] - summary["targeted_before"][m], 4) for m in rows[0]["dense"]}
-    summary["random_own_gain"] = {m: round(summary["random"][m] - summary["random_before"][m], 4) for m in rows[0]["dense"]}
+    if control:
+        summary["random_own_gain"] = {m: round(summary["random"][m] - summary["random_before"][m], 4) for m in rows[0]["dense"]}
     summary["transfer"] = {m: round(summary["targeted_before"][m] - summary["seed"][m], 4) for m in rows[0]["dense"]}
     return {
         "share": share,
@@ -143,6 +172,13 @@ def study(config: Config, ev, share: float, work: Path, items, extractor) -> dic
         "summary": summary,
         "chunks_extracted": sum(r["new_chunks"] for r in rows),
         "enrich_p50_s": round(statistics.median(r["enrich_s"] for r in rows), 3),
+        "deep": deep,
+        # Questions that did not trigger the enrichments before them: their ranking then against the seed's.
+        "transfer_paired": {
+            m: paired_difference([r["targeted_before"][m] for r in rows], [r["seed"][m] for r in rows]).to_list()
+            for m in ("recall@5", "all@5")
+        },
+        "rows": rows,
     }
 
 
@@ -152,6 +188,8 @@ def main() -> None:
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--shares", type=float, nargs="+", default=[0.25, 0.5])
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--deep", choices=["spacy", "llm"], default="spacy", help="the enrichments' extractor")
+    parser.add_argument("--no-control", action="store_true", help="skip the random arm")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
@@ -159,7 +197,7 @@ def main() -> None:
     work = Path(config.paths.root) / "enrichment_study"
     results = []
     for share in args.shares:  # each share is printed and saved as soon as it is done: a share takes many minutes
-        result = study(config, ev, share, work, items, extractor)
+        result = study(config, ev, share, work, items, extractor, args.deep, not args.no_control)
         results.append(result)
         _print(ev.dataset, result)
         if args.out:
