@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,11 +77,13 @@ def asks(question: str) -> frozenset[str]:
 def learned_fact(
     question: str, answer: str, perplexity: float, evidence: Sequence[Any], subjects: Sequence[str], reader: str
 ) -> Edge | None:
-    """The fact a grounded read teaches, or None: no passage it read states the answer, or the question
-    names no entity other than the answer (a fact needs a subject)."""
+    """The fact a grounded read teaches, or None: no passage it read states the answer. Its subject is
+    the first entity the question names other than the answer, else the question itself ("Who
+    developed an explanation for the photoelectric effect?" names none a parser finds)."""
     source = next((e for e in evidence if isinstance(e, Passage) and states(e.content, answer)), None)
-    subject = next((s for s in subjects if states(question, s) and not states(s, answer) and not states(answer, s)), None)
-    if source is None or subject is None or not normalize_answer(answer) or not math.isfinite(perplexity) or perplexity <= 0:
+    named = (s for s in subjects if states(question, s) and not states(s, answer) and not states(answer, s))
+    subject = next(named, " ".join(question.rstrip("?").split()))
+    if source is None or not normalize_answer(answer) or not math.isfinite(perplexity) or perplexity <= 0:
         return None
     sentence = next((s for s in split_sentences(source.text) if states(s, answer)), source.text)
     return Edge(
@@ -128,15 +130,27 @@ def fact_from_dict(data: dict[str, Any]) -> Edge:
     )
 
 
-def recall(store: GraphStore, question: str, entities: Sequence[str], min_match: float, exclude: Sequence[str] = ()) -> Recall | None:
-    """The learned fact that best answers `question`: the same question first, then one about an entity
-    it names that asks the same (`asks`) and shares at least `min_match` of the content words (Jaccard), its
-    answer not one of `exclude` (a chain's earlier answers). Ties go to the surer record."""
+def recall(
+    store: GraphStore,
+    question: str,
+    entities: Sequence[str],
+    min_match: float,
+    exclude: Sequence[str] = (),
+    similar: Callable[[str], list[str]] | None = None,
+) -> Recall | None:
+    """The learned fact that best answers `question`: the same question first, then one that asks the
+    same (`asks`) and shares at least `min_match` of the content words (Jaccard), its answer not one of
+    `exclude` (a chain's earlier answers). Candidates: the learned facts about an entity it names or of
+    the same question (DuckDB), and the edge ids `similar` finds for it (the graph index). Ties go to
+    the surer record."""
+    if not store.has_edges_from(LEARNED):
+        return None
     key, words, wanted = question_key(question), content_words(question), asks(question)
     subjects = [node_id(e) for e in entities]
     excluded = {normalize_answer(a) for a in exclude}
+    found = store.learned_edges(LEARNED, subjects, key, similar(question) if similar else [])
     best: Recall | None = None
-    for row in store.learned_edges(LEARNED, subjects, " ".join(question.split())):
+    for row in found:
         fact = Edge.from_row(row)
         if normalize_answer(fact.object) in excluded:
             continue

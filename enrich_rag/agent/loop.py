@@ -82,6 +82,7 @@ from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
+from enrich_rag.index.graph_index import search_graph
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
 from enrich_rag.storage.enrichment_jobs import LEARN, EnrichmentJob
@@ -91,6 +92,7 @@ from enrich_rag.storage.schema import Edge
 MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
+RECALL_CANDIDATES = 5  # graph-index hits a (sub-)question looks among for a similar learned fact
 SURFACED_TOP = 5  # PageRank passages a retried round compares with the round before's (retry_context: surfaced)
 NO_TIME = "no time left to enrich within the request's limit"
 
@@ -595,7 +597,8 @@ class Agent:
         round and the fact's id; None: search as usual."""
         if not self.config.learn:
             return None
-        found = recall(self.resources.store, analysis.question, analysis.entities, self.config.recall_match, earlier)
+        resources = self.resources
+        found = recall(resources.store, analysis.question, analysis.entities, self.config.recall_match, earlier, self._similar_facts)
         if found is None:
             return None  # the common case: no step in the trace
         with asked.trace.step(Tool.RECALL, query=analysis.question) as step:
@@ -609,6 +612,12 @@ class Agent:
             return SearchRound(Sufficiency(found.fact.object, found.perplexity, (passage,)), sub), found.fact.id
         result, is_grounded, _ = self._read(asked, analysis.question, sub, 0, [], grounding, alone=True)
         return (SearchRound(result, sub, grounded=True), found.fact.id) if is_grounded else None
+
+    def _similar_facts(self, question: str) -> list[str]:
+        """Fact ids the graph index finds nearest to a question (a learned fact's text is its question)."""
+        resources = self.resources
+        hits = search_graph(resources.graph_index, question, RECALL_CANDIDATES, resources.config.embeddings)
+        return [h["id"] for h in hits if h.get("kind") == "edge"]
 
     def _taught(self, asked: Asked, hops: Sequence[Hop], best: SearchRound) -> list[Edge]:
         """The facts this answer learned: its grounded hops, and the question itself when what was read

@@ -93,6 +93,11 @@ def _edge_and_link_views(hide_removed: bool) -> tuple[str, ...]:
     )
 
 
+# text.normalize_answer in SQL: lower case, ASCII punctuation out, articles out, single spaces.
+_NORMALISED = (
+    "trim(regexp_replace(regexp_replace(regexp_replace(lower({}), '[!-/:-@\\[-`{{-~]', '', 'g'), "
+    "'\\b(a|an|the)\\b', ' ', 'g'), '\\s+', ' ', 'g'))"
+)
 _INDEXES = {"nodes": ("id",), "edges": ("src", "dst", "id"), "links": ("node", "chunk_id")}
 _SOURCES = (("nodes", "raw_nodes", NODES), ("edges", "edges", EDGES), ("links", "links", LINKS))
 
@@ -366,17 +371,28 @@ class GraphStore:
         )[0]
         return neighbourhood_from_row(row)
 
-    def learned_edges(self, prefix: str, srcs: list[str] | None = None, relation: str | None = None) -> list[dict[str, Any]]:
-        """Facts an extractor named `prefix:*` wrote (never the seed's), all of them or those from `srcs`
-        or of this `relation`; hidden ones (forgotten, of removed chunks) stay hidden. Newest first."""
-        where = "" if srcs is None and relation is None else "AND (src IN (SELECT unnest($srcs::VARCHAR[])) OR relation = $relation)"
+    def has_edges_from(self, prefix: str) -> bool:
+        """Whether any enrichment holds facts of an extractor named `prefix:*` (a cheap test before a lookup)."""
+        return bool(self._query("SELECT 1 AS found FROM mem_edges WHERE extractor LIKE $prefix || ':%' LIMIT 1", {"prefix": prefix}))
+
+    def learned_edges(
+        self, prefix: str, srcs: list[str] | None = None, key: str | None = None, ids: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Facts an extractor named `prefix:*` wrote (never the seed's): all of them, or those from `srcs`,
+        whose relation normalised (SQuAD's way: lower case, no ASCII punctuation, no articles) is `key`,
+        or with these `ids`. Hidden ones (forgotten, of removed chunks) stay hidden. Newest first."""
+        where = ""
+        if srcs is not None or key is not None or ids is not None:
+            same = _NORMALISED.format("relation")
+            where = f"AND (src IN (SELECT unnest($srcs::VARCHAR[])) OR {same} = $key OR id IN (SELECT unnest($ids::VARCHAR[])))"
+        params = {"prefix": prefix} | ({"srcs": sorted(set(srcs or [])), "key": key or "", "ids": list(ids or [])} if where else {})
         return self._query(
             f"""
             SELECT * FROM mem_edges WHERE extractor LIKE $prefix || ':%'
               AND id NOT IN (SELECT id FROM forgotten) AND chunk_id NOT IN (SELECT chunk_id FROM removed) {where}
             ORDER BY partition DESC, id
             """,
-            {"prefix": prefix} | ({} if not where else {"srcs": sorted(set(srcs or [])), "relation": relation or ""}),
+            params,
         )
 
     def edges_by_ids(self, ids: list[str]) -> list[dict[str, Any]]:

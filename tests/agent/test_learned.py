@@ -117,3 +117,26 @@ def test_a_forgotten_fact_is_not_recalled_and_its_rollback_brings_it_back(world,
     writer.rollback(forgotten.partition)
     assert _learned(resources)[QUESTION]["id"] == whole["id"]
     assert recall(store, QUESTION, ["Inception"], 0.6).exact
+
+
+def test_a_question_naming_no_entity_is_learned_about_itself_and_found_in_any_case(world, tmp_path, spacy_extractor):
+    """No parser finds an entity in "Who made the film about dreams within dreams?": the fact's subject is
+    the question. The same question asked in other case and punctuation is the same question, found
+    by DuckDB; a rewording that asks the same is found through the graph index."""
+    from enrich_rag.agent.learned import learned_fact
+
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("unused", 1.0)], learn=True)
+    (passage,) = resources.passages.by_ids(["inception::c0"])
+    asked = "Who directed the film about a thief who steals corporate secrets?"
+    fact = learned_fact(asked, "Christopher Nolan", 1.02, [passage], [], "qwen")
+    assert fact is not None and fact.subject == asked.rstrip("?")
+    assert agent.learn([fact])["facts"] == 1
+    store = resources.store
+    same = recall(store, "who directed the film about a THIEF who steals corporate secrets", [], 0.6)
+    assert same is not None and same.exact and same.fact.object == "Christopher Nolan"
+    reworded = "Who directed the film about a thief stealing corporate secrets?"
+    assert recall(store, reworded, [], 0.6) is None  # no entity, not the same words: DuckDB alone cannot find it
+    near = recall(store, reworded, [], 0.5, similar=agent._similar_facts)
+    assert near is not None and not near.exact and near.fact.id == same.fact.id
+    asks_where = "Where was the film about a thief who steals corporate secrets made?"
+    assert recall(store, asks_where, [], 0.0, similar=agent._similar_facts) is None  # asks something else
