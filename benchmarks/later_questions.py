@@ -192,7 +192,7 @@ def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, 
     from enrich_rag.config import load_config
     from enrich_rag.stages.folder import build_folder
 
-    config = load_config(params, build_folder(folder, workspace, params))
+    config = load_config(params, build_folder(folder / "docs", workspace, params))
 
     def read(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -210,7 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="a dev set's configs/<dataset>.yaml")
-    source.add_argument("--folder", type=Path, help="a folder with questions.jsonl and related_questions.jsonl")
+    source.add_argument("--folder", type=Path, help="holds docs/ (the documents), questions.jsonl and related_questions.jsonl")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--pairs", type=int, default=19)
     parser.add_argument("--jobs", choices=[LEARN, "all"], default=LEARN)
