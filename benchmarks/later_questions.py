@@ -19,8 +19,8 @@ each, stays queued): the payoff of learned facts alone. `--jobs all` runs both k
     python scripts/later_questions.py --folder data/own_documents/npm-docs --out bench_results/later_questions_npm.json
 
 A folder (`--folder`, a user's own documents): its questions.jsonl, then related_questions.jsonl (each
-line names the question it is related to), built as a user would; the control asks the next pair's
-question before each related one.
+line names the question it is related to), built as a user would; the control asks the pair before's
+question before each related one, so a related question's own question comes only after it.
 """
 
 from __future__ import annotations
@@ -99,16 +99,20 @@ def _run_queue(session: EnrichRAG, jobs: str) -> dict[str, Any]:
     return {"jobs": len(done), "failed": sum(j.state == "failed" for j in done), "seconds": round(time.perf_counter() - t0, 2)}
 
 
-def stream(config: Config, llm: CountingLLM, pairs: list[tuple[QAItem, QAItem]], jobs: str, again: bool, label: str) -> dict[str, Any]:
-    """Each (before, later) in order on one writable copy: before -> queue -> later -> queue."""
+def stream(
+    config: Config, llm: CountingLLM, pairs: list[tuple[QAItem | None, QAItem]], jobs: str, again: bool, label: str
+) -> dict[str, Any]:
+    """Each (before, later) in order on one writable copy: before (when there is one) -> queue -> later -> queue."""
     rows, firsts, queue = [], [], []
     with EnrichRAG(config, llm=llm, reconcile=False) as session:
         for before, later in tqdm(pairs, desc=label, unit="pair"):
-            firsts.append(_ask(session, llm, before, "background"))
+            if before is not None:
+                firsts.append(_ask(session, llm, before, "background"))
+                queue.append(_run_queue(session, jobs))
+            rows.append(_ask(session, llm, later, "background") | {"after": before.id if before else None})
             queue.append(_run_queue(session, jobs))
-            rows.append(_ask(session, llm, later, "background") | {"after": before.id})
-            queue.append(_run_queue(session, jobs))
-        seconds = [_ask(session, llm, before, False) for before, _ in tqdm(pairs, desc=f"{label}: asked again", unit="q")] if again else []
+        asked = [before for before, _ in pairs if before is not None]
+        seconds = [_ask(session, llm, before, False) for before in tqdm(asked, desc=f"{label}: asked again", unit="q")] if again else []
         learned = len(session.graph.learned())
     return {"later": rows, "first": firsts, "again": seconds, "queue": queue, "learned_facts": learned}
 
@@ -126,11 +130,11 @@ def _gain_loss(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, in
     return {"gained": sum(x["em"] > y["em"] for x, y in zip(a, b)), "lost": sum(x["em"] < y["em"] for x, y in zip(a, b))}
 
 
-def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: list[QAItem], jobs: str) -> dict[str, Any]:
+def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: list[QAItem | None], jobs: str) -> dict[str, Any]:
     """The three streams over `pairs`; `unrelated[i]` stands before pair i's later question in the control."""
     llm = CountingLLM(make_llm(config.llm))
-    with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads
-        session.agent().answer(unrelated[0].question, allow_enrich=False)
+    with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads (nothing written)
+        session.agent().answer(pairs[0][0].question, allow_enrich=False)
         read_only = [_ask(session, llm, later, False) for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
     with tempfile.TemporaryDirectory() as work:
         grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], jobs, True, "grown")
@@ -143,7 +147,7 @@ def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: 
         "jobs": jobs,
         "pairs": [{"earlier": a.id, "later": b.id, "shared": s} for a, b, s in pairs],
         "shared": dict(Counter(s for *_, s in pairs)),
-        "control_before": [u.id for u in unrelated],
+        "control_before": [u.id if u else None for u in unrelated],
         "later": {
             "n": len(later),
             "em": {"read_only": _mean(read_only, "em"), "grown": _mean(later, "em"), "control": _mean(ctrl, "em")},
@@ -175,20 +179,24 @@ def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: 
     }
 
 
-def dev_streams(params: str, overlay: str, limit: int, seed: int) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem], str]:
+def dev_streams(
+    params: str, overlay: str, limit: int, seed: int
+) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem | None], str]:
     """A dev set's related pairs; the control's questions drawn from those in no pair."""
     config, ev = load_eval(params, overlay)
     ensure_built(config, ev)
     items = sampled_questions(ev)
     pairs = related_pairs(items, limit)
     in_pairs = {x.id for a, b, _ in pairs for x in (a, b)}
-    return config, pairs, random.Random(seed).sample([i for i in items if i.id not in in_pairs], len(pairs)), ev.dataset
+    unrelated: list[QAItem | None] = list(random.Random(seed).sample([i for i in items if i.id not in in_pairs], len(pairs)))
+    return config, pairs, unrelated, ev.dataset
 
 
-def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem], str]:
-    """A folder's questions, then its related questions (each names the line it is related to); the
-    control asks, before each related question, the question of the next pair instead (its own pair's
-    question is then never asked before it)."""
+def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, list[tuple[QAItem, QAItem, str]], list[QAItem | None], str]:
+    """A folder's questions, then its related questions (each names the line it is related to). A folder
+    has no question outside its pairs, so the control asks, before each related question, the question
+    of the pair before (none before the first): the stream grows by as many questions, but a related
+    question's own question is asked only after it."""
     from enrich_rag.config import load_config
     from enrich_rag.stages.folder import build_folder
 
@@ -202,7 +210,7 @@ def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, 
         (first[r["related_to"]], QAItem(f"r{i}", r["question"], tuple(r["answers"])), "page")
         for i, r in enumerate(read("related_questions.jsonl"))
     ]
-    unrelated = [pairs[(i + 1) % len(pairs)][0] for i in range(len(pairs))]
+    unrelated: list[QAItem | None] = [None, *(a for a, _, _ in pairs[:-1])]
     return config, pairs, unrelated, folder.name
 
 
