@@ -122,15 +122,16 @@ def test_graph_endpoints_and_rollback(client):
     assert answer["trace"]["partitions_written"] == [] and len(answer["queued"]) == 1
     assert "QueueEnrichment" in [s["tool"] for s in answer["trace"]["steps"]]
     deadline = time.monotonic() + 120
-    while (jobs := client.get("/api/jobs").json())["counts"]["done"] < 1 and time.monotonic() < deadline:
+    while (jobs := client.get("/api/jobs").json())["counts"]["pending"] + jobs["counts"]["running"] and time.monotonic() < deadline:
         time.sleep(0.2)
-    (job,) = jobs["jobs"]
+    (job,) = [j for j in jobs["jobs"] if j["kind"] == "enrich"]  # (a grounded read also queues its learned facts)
     assert job["id"] == answer["queued"][0] and job["state"] == "done", job
-    written = [job["result"]["partition"]]
-    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed", written[0]]
-    done = client.post("/api/graph/rollback", json={"partition": written[0]}).json()
-    assert done["partition"] == written[0] and done["index_rows_deleted"] > 0
-    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed"]
+    written = job["result"]["partition"]
+    learned = [j["result"]["partition"] for j in jobs["jobs"] if j["kind"] == "learn" and j["result"].get("partition")]
+    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed", *sorted([written, *learned])]
+    done = client.post("/api/graph/rollback", json={"partition": written}).json()
+    assert done["partition"] == written and done["index_rows_deleted"] > 0
+    assert [p["partition"] for p in client.get("/api/graph/partitions").json()] == ["seed", *learned]
 
 
 def test_openapi_schema_and_page(client):
