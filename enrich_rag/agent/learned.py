@@ -103,33 +103,6 @@ def learned_tables(facts: Sequence[Edge]) -> GraphTables:
     return graph_tables(Extraction(edges=list(facts)))
 
 
-def fact_to_dict(fact: Edge) -> dict[str, Any]:
-    """A fact as a job carries it (JSON)."""
-    return {
-        "subject": fact.subject,
-        "question": fact.relation,
-        "answer": fact.object,
-        "evidence": fact.evidence,
-        "chunk_id": fact.chunk_id,
-        "doc_id": fact.doc_id,
-        "confidence": fact.confidence,
-        "extractor": fact.extractor,
-    }
-
-
-def fact_from_dict(data: dict[str, Any]) -> Edge:
-    return Edge(
-        data["subject"],
-        data["question"],
-        data["answer"],
-        data["evidence"],
-        data["chunk_id"],
-        data["doc_id"],
-        confidence=float(data["confidence"]),
-        extractor=data["extractor"],
-    )
-
-
 def recall(
     store: GraphStore,
     question: str,

@@ -38,7 +38,7 @@ from enrich_rag.agent.descriptions import FIRST_ANSWER, bridge_split
 from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, read_states_answer, same_answer
-from enrich_rag.agent.learned import LEARNED, fact_from_dict, fact_to_dict, learned_fact, learned_tables, recall
+from enrich_rag.agent.learned import LEARNED, learned_fact, learned_tables, recall
 from enrich_rag.agent.plan import CHAIN, ONE_HOP, Plan, make_plan, one_hop
 from enrich_rag.agent.records import (
     Bridged,
@@ -634,7 +634,7 @@ class Agent:
         """An answer's facts as one job after it (background), or one partition before it returns (now)."""
         with asked.trace.step(Tool.LEARN, facts=len(facts)) as step:
             if when == BACKGROUND:
-                job = self.resources.jobs.put_learned(asked.question, [fact_to_dict(f) for f in facts])
+                job = self.resources.jobs.put_learned(asked.question, [f.to_row() for f in facts])
                 step.record = Learned(tuple(facts), job=job.id)
                 return
             partition = self.learn(facts).get("partition")
@@ -765,7 +765,7 @@ class Agent:
         """A queued round (or an answer's learned facts), as the answer that queued it would have run it
         (`enrich-rag enrich --pending`, the server's worker)."""
         if job.kind == LEARN:
-            return self.learn([fact_from_dict(f) for f in job.learned])
+            return self.learn([Edge.from_row(f) for f in job.learned])
         candidates = self.resources.passages.by_ids(list(job.candidates))
         return self.enrich(job.question, list(job.facts), candidates).record()
 

@@ -504,11 +504,7 @@ def graph_rollback(
 def graph_learned(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """List the facts the loop learned from grounded reads (a later question asking one is answered from it)."""
     cfg = _config(params, config)
-    try:
-        with _open(cfg) as rag:
-            rows = rag.graph.learned()
-    except EnrichRagError as exc:
-        _fail(exc)
+    rows = _with_project(cfg, lambda rag: rag.graph.learned())
     table = Table(title=f"{len(rows)} learned facts")
     for column in ("id", "question", "answer", "chunk", "confidence", "partition"):
         table.add_column(column)
@@ -608,11 +604,7 @@ def graph_export(
 def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """Node and edge counts, per partition."""
     cfg = _config(params, config)
-    try:
-        with _open(cfg) as rag:
-            counts = rag.graph.stats()
-    except EnrichRagError as exc:
-        _fail(exc)
+    counts = _with_project(cfg, lambda rag: rag.graph.stats())
     table = Table(title=f"graph: {counts['nodes']:,} nodes, {counts['edges']:,} edges")
     for column in ("partition", "nodes", "edges"):
         table.add_column(column, justify="right" if column != "partition" else "left")
@@ -625,11 +617,7 @@ def graph_stats(params: ParamsOption = Path("params.yaml"), config: OverlayOptio
 def graph_partitions(params: ParamsOption = Path("params.yaml"), config: OverlayOption = None, as_json: JsonOption = False) -> None:
     """List committed partitions (seed first, then enrichments, additions, removals) and their DVC records."""
     cfg = _config(params, config)
-    try:
-        with _open(cfg) as rag:
-            rows = rag.graph.partitions()
-    except EnrichRagError as exc:
-        _fail(exc)
+    rows = _with_project(cfg, lambda rag: rag.graph.partitions())
     table = Table(title="graph partitions")
     for column in ("partition", "nodes", "edges", "facts by extractor", "chunks added / removed", "dvc"):
         table.add_column(column)
