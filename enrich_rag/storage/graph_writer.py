@@ -50,7 +50,7 @@ from enrich_rag.storage.partitions import (
     remove_partition,
     remove_uncommitted,
     replaced_by,
-    write_partition,
+    write_tables,
 )
 from enrich_rag.storage.saved_index import SavedIndex
 from enrich_rag.storage.schema import EDGES, LINKS, NODES, SEED_PARTITION, check_partition_id
@@ -178,17 +178,7 @@ class GraphWriter:
                 return None
             t0 = time.perf_counter()
             partition = self.new_partition_id(prefix)
-            write_partition(
-                self.root,
-                partition,
-                tables.nodes,
-                tables.edges,
-                tables.links,
-                tables.reads,
-                chunks=tables.chunks,
-                removes=tables.removes,
-                forgets=tables.forgets,
-            )
+            write_tables(self.root, partition, tables)
             result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
             self.after_partition_write(partition)
@@ -244,18 +234,7 @@ class GraphWriter:
             with atomic_file(self._compact_intent(partition)) as tmp:
                 tmp.write_text(json.dumps({"compact": partition, "replaces": merged, "started": datetime.now(UTC).isoformat()}))
             tables = merged_tables(self.root, merged)
-            write_partition(
-                self.root,
-                partition,
-                tables.nodes,
-                tables.edges,
-                tables.links,
-                tables.reads,
-                replaces=merged,
-                chunks=tables.chunks,
-                removes=tables.removes,
-                forgets=tables.forgets,
-            )
+            write_tables(self.root, partition, tables, replaces=merged)
             self.after_partition_write(partition)
             dvc = self._finish_compaction(partition)
             if corpus_current and self.corpus:  # the same chunks, under the merged partition's name

@@ -240,6 +240,22 @@ def write_partition(
                 shutil.rmtree(tmp)
 
 
+def write_tables(graph_root: Path | str, partition: str, tables: GraphTables, replaces: list[str] | None = None) -> None:
+    """`write_partition` of everything one partition's tables hold."""
+    write_partition(
+        graph_root,
+        partition,
+        tables.nodes,
+        tables.edges,
+        tables.links,
+        tables.reads,
+        replaces,
+        tables.chunks,
+        tables.removes,
+        tables.forgets,
+    )
+
+
 def _write_partition_to_store(uri: str, partition: str, tables: dict[str, tuple[pa.Table, int | None]]) -> None:
     """Each file is written under a hidden staging name, then moved to its partition folder, nodes
     last. On an object store a move of one object is whole or absent, which is all the commit needs."""
