@@ -112,8 +112,8 @@ def test_a_killed_compaction_is_finished_or_undone_by_the_next_start(gap_config,
         enriched.writer.dvc.forget_all = killed  # never reached: the partition write is killed first
         import enrich_rag.storage.graph_writer as writer_module
 
-        real = writer_module.write_partition
-        writer_module.write_partition = killed
+        real = writer_module.write_tables
+        writer_module.write_tables = killed
     else:
         enriched.writer.after_partition_write = killed
     try:
@@ -121,7 +121,7 @@ def test_a_killed_compaction_is_finished_or_undone_by_the_next_start(gap_config,
             enriched.writer.compact()
     finally:
         if where == "before the commit point":
-            writer_module.write_partition = real
+            writer_module.write_tables = real
     if where == "after the commit point":  # as a SIGKILL while copying a DVC pointer leaves it (fault injection found it)
         half = graph / COMPACTED / enriched.writer.pending_compactions()[0] / "nodes" / ".tmp-partition=enrich-x.dvc-0d1e"
         half.parent.mkdir(parents=True, exist_ok=True)
