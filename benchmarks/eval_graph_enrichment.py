@@ -115,6 +115,22 @@ def _walked(ranking) -> dict[str, Any]:
     }
 
 
+def moved(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per question: how many rankings moved at 5, by growth before the question (transfer) and by its own
+    round, and how many walks started elsewhere or walked enriched facts before its own round."""
+    out: dict[str, Any] = {}
+    for m in ("recall@5", "all@5"):
+        for name, after, before in (("transfer", "targeted_before", "seed"), ("own", "targeted", "targeted_before")):
+            out[f"{name}_{m}"] = {
+                "gained": sum(r[after][m] > r[before][m] for r in rows),
+                "lost": sum(r[after][m] < r[before][m] for r in rows),
+            }
+    walks = [r["walk"] for r in rows if "walk" in r]
+    out["entry_changed"] = sum(w["seed"]["entry"] != w["before"]["entry"] for w in walks)
+    out["walked_enriched_facts"] = sum(w["before"]["enriched_facts"] > 0 for w in walks)
+    return out
+
+
 def study(config: Config, ev, share: float, work: Path, items, extractor, deep: str = "spacy", control: bool = True) -> dict:
     seed_cfg = _graph_config(config, work / f"seed-{share}", share)
     full_cfg = _graph_config(config, work / "full", 1.0)
@@ -178,13 +194,15 @@ def study(config: Config, ev, share: float, work: Path, items, extractor, deep: 
             m: paired_difference([r["targeted_before"][m] for r in rows], [r["seed"][m] for r in rows]).to_list()
             for m in ("recall@5", "all@5")
         },
+        "moved": moved(rows),
         "rows": rows,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True)
+    parser.add_argument("--config")
+    parser.add_argument("--recount", type=Path, help="a saved result: add its per-question counts (`moved`) from its rows")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--shares", type=float, nargs="+", default=[0.25, 0.5])
     parser.add_argument("--limit", type=int, default=0)
@@ -192,6 +210,15 @@ def main() -> None:
     parser.add_argument("--no-control", action="store_true", help="skip the random arm")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
+    if args.recount:
+        saved = json.loads(args.recount.read_text(encoding="utf-8"))
+        for result in saved["results"]:
+            result["moved"] = moved(result["rows"])
+            Console().print(result["moved"])
+        args.recount.write_text(json.dumps(saved, indent=2) + "\n")
+        return
+    if not args.config:
+        parser.error("--config is required (or --recount)")
     config, ev, items = retrieval_study(args.params, args.config, args.limit)
     extractor = make_extractor(config.extraction)
     work = Path(config.paths.root) / "enrichment_study"
