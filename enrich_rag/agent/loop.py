@@ -59,7 +59,7 @@ from enrich_rag.agent.records import (
     Tool,
 )
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.route import route
+from enrich_rag.agent.route import WHOLE, Route, route
 from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
@@ -363,14 +363,16 @@ class Agent:
         return functools.partial(grounded, question=analysis.question)
 
     def _plans(self, asked: Asked) -> bool:
-        """Whether the question gets a Plan call: with hops, always, or (`agent.route`) only when its parse
-        shows a comparison or a description the planner would chain through."""
+        """Whether the question gets a Plan call: with hops, always but for a comparison read as one
+        (`agent.compare_in_one_read`), or (`agent.route`) only when its parse shows a comparison or a
+        description the planner would chain through."""
         if not self.config.hops:
             return False
-        if not self.config.route:
+        compared_whole = self.config.compare_in_one_read and asked.analysis.kind == COMPARISON
+        if not self.config.route and not compared_whole:
             return True
         with asked.trace.step(Tool.ROUTE, query=asked.question) as step:
-            routed = route(asked.analysis, self.resources.nlp)
+            routed = Route(WHOLE, "comparison") if compared_whole else route(asked.analysis, self.resources.nlp)
             step.record = Routed(routed.decision, routed.reason)
         return routed.plans
 

@@ -523,6 +523,24 @@ def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy
     assert any(c.chunk_id.startswith("inception::") for c in answer.citations)  # the passage the hop read
 
 
+def test_a_comparison_is_read_as_one_without_a_plan_call(world, tmp_path, spacy_extractor):
+    """`agent.compare_in_one_read` (the default): both sides are read in one read, no Plan call (the
+    dates are then read a side at a time, as after any comparison), and the Route step says why; off,
+    the same question is planned as side-by-side hops."""
+    question = "Who was born first, Christopher Nolan or Leonardo DiCaprio?"
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.01)], hops=True)
+    answer = agent.answer(question, allow_enrich=False)
+    assert "Plan" not in answer.trace.tools() and step_outputs(answer, "Route") == [{"decision": "whole", "reason": "comparison"}]
+    assert not answer.chain and answer.answer == "Christopher Nolan"
+    assert len(resources.llm.prompts) == 3 and "Compare" in answer.trace.tools()  # one read, then a date a side
+
+    plan = '{"hops": ["When was Christopher Nolan born?", "When was Leonardo DiCaprio born?"]}'
+    script = [(plan, 2.0), ("1970", 1.1), ("1974", 1.1), ("Christopher Nolan", 1.01)]
+    planned, _ = loop_agent(world, tmp_path / "hops", spacy_extractor, script, hops=True, compare_in_one_read=False)
+    answer = planned.answer(question, allow_enrich=False)
+    assert "Plan" in answer.trace.tools() and "Route" not in answer.trace.tools() and len(answer.chain) == 2
+
+
 def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp_path, spacy_extractor):
     """Two hops that read the same page each ask it their own question: an answer read for one question
     is never handed to another because the context is the same."""
