@@ -3,7 +3,9 @@ they cost (prefill computed, served from llama.cpp's prompt cache, generated), o
 kind (one hop against a chain or side-by-side hops). The reader is loaded once and warmed on a question
 outside the measured range; each set reads its own build. `--enrich background`: writes allowed, an
 unsure answer queues its round (on a writable copy of the build) instead of waiting for it; the queue is
-not run, so the time is the answer's alone: the foreground cost of writes.
+not run, so the time is the answer's alone: the foreground cost of writes. `--paired-with` a read-only
+run of the same sets and ranges adds, per set, the p50 with writes over the p50 read-only and the mean
+difference in seconds, each with its paired interval (the same questions resampled together).
 
     python scripts/bench_hop_latency.py --set nq=configs/nq.yaml:1:30 --set musique=configs/musique.yaml:1:30 \
         --out bench_results/fast_answer_latency.json
@@ -18,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -29,6 +32,7 @@ from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import CountingLLM
 from enrich_rag.eval.prepare import sampled_questions
 from enrich_rag.eval.runner import ensure_built, load_eval
+from enrich_rag.eval.stats import CONFIDENCE, paired_difference, resample
 from enrich_rag.llm.base import TokenCount
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.llm.models import model_name
@@ -84,11 +88,38 @@ def measure(
     }
 
 
+def paired(rows: list[dict[str, Any]], against: list[dict[str, Any]], resamples: int = 2000) -> dict[str, Any]:
+    """These rows' p50 over the same questions' p50 in `against`, and the mean difference in seconds."""
+    by_id = {r["id"]: r for r in against}
+    ids = [r["id"] for r in rows if r["id"] in by_id]
+    if not ids:
+        raise ValueError("the paired run answered none of these questions")
+    mine = np.array([r["seconds"] for r in rows if r["id"] in by_id])
+    theirs = np.array([by_id[i]["seconds"] for i in ids])
+    draws = resample(len(ids), resamples, 0)
+    ratios = np.median(mine[draws], axis=1) / np.median(theirs[draws], axis=1)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    diff = paired_difference(mine, theirs)
+    return {
+        "questions": len(ids),
+        "p50_s": [round(float(np.median(mine)), 2), round(float(np.median(theirs)), 2)],
+        "p50_ratio": round(float(np.median(mine) / np.median(theirs)), 3),
+        "p50_ratio_ci": [round(float(x), 3) for x in np.percentile(ratios, [tail, 100 - tail])],
+        "seconds_mean_diff": round(diff.value, 3),
+        "seconds_mean_diff_ci": diff.to_list(),
+        "llm_calls_mean": [
+            round(statistics.mean(r["llm_calls"] for r in rows if r["id"] in by_id), 2),
+            round(statistics.mean(by_id[i]["llm_calls"] for i in ids), 2),
+        ],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", required=True, help="name=configs/<dataset>.yaml:first:last (1-based)")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--enrich", choices=["off", "background"], default="off", help="background: writes allowed, rounds queued")
+    parser.add_argument("--paired-with", type=Path, help="a read-only run of the same sets and ranges (its JSON)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     config, _ = load_eval(args.params, args.set[0].split("=", 1)[1].split(":")[0])
@@ -99,6 +130,10 @@ def main() -> None:
             name, rest = spec.split("=", 1)
             overlay, first, last = rest.split(":")
             result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm, args.enrich, Path(workdir))
+    if args.paired_with:
+        before = json.loads(args.paired_with.read_text(encoding="utf-8"))["sets"]
+        for name, s in result["sets"].items():
+            s["paired"] = {"against": str(args.paired_with)} | paired(s["rows"], before[name]["rows"])
     table = Table(title=f"the loop's time, quiet, enrichment {args.enrich}, reader {result['reader']}")
     for column in ("set", "plan", "n", "p50 s", "p95 s", "reader calls", "prefill tokens", "cached tokens", "generated tokens", "queued"):
         table.add_column(column, justify="left" if column in ("set", "plan") else "right")
@@ -110,6 +145,13 @@ def main() -> None:
                 times = [f"{x['p50_s']:.2f}", f"{x['p95_s']:.2f}", f"{x['llm_calls_mean']:.2f}"]
                 table.add_row(name, part, str(x["questions"]), *times, *tokens, str(x["queued"]))
     Console().print(table)
+    for name, s in result["sets"].items():
+        if "paired" in s:
+            p = s["paired"]
+            Console().print(
+                f"{name}: p50 {p['p50_s'][0]:.2f} s against {p['p50_s'][1]:.2f} s read-only, ratio {p['p50_ratio']:.3f} "
+                f"{p['p50_ratio_ci']}; mean difference {p['seconds_mean_diff']:+.2f} s {p['seconds_mean_diff_ci']}"
+            )
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 
 

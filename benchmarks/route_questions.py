@@ -59,19 +59,31 @@ def _rows(folder: Path, method: str) -> dict[str, dict[str, Any]]:
 
 
 def counterfactual(routes: list[dict[str, Any]], hops: dict[str, dict], one_read: dict[str, dict]) -> dict[str, Any]:
+    """The router's answers against both runs; and the hop loop with only its comparisons read as one
+    (`agent.compare_in_one_read`, the default since this replay) against the hop loop that planned them."""
     by_id = {r["id"]: r for r in routes}
     ids = [i for i in hops if i in one_read and i in by_id]
     chosen = [_routed_row(by_id[i]["plans"], hops[i], one_read[i]) for i in ids]
+    compared = [_routed_row(by_id[i]["reason"] != "comparison", hops[i], one_read[i]) for i in ids]
     planned = [i for i in ids if by_id[i]["plans"]]
+    hop_rows = [hops[i] for i in ids]
     out: dict[str, Any] = {
         "n": len(ids),
         "routed_to_plan": len(planned),
-        "em": {"routed": _em(chosen), "hops": _em([hops[i] for i in ids]), "one_read": _em([one_read[i] for i in ids])},
-        "routed_minus_hops": compare(chosen, [hops[i] for i in ids], ("em", "f1")),
+        "comparisons": sum(by_id[i]["reason"] == "comparison" for i in ids),
+        "em": {
+            "routed": _em(chosen),
+            "comparisons_in_one_read": _em(compared),
+            "hops": _em(hop_rows),
+            "one_read": _em([one_read[i] for i in ids]),
+        },
+        "routed_minus_hops": compare(chosen, hop_rows, ("em", "f1")),
         "routed_minus_one_read": compare(chosen, [one_read[i] for i in ids], ("em", "f1")),
+        "comparisons_in_one_read_minus_hops": compare(compared, hop_rows, ("em", "f1")),
         "reader_calls_mean": {
             "routed": _mean([r["llm_calls"] for r in chosen]),
-            "hops": _mean([hops[i]["llm_calls"] for i in ids]),
+            "comparisons_in_one_read": _mean([r["llm_calls"] for r in compared]),
+            "hops": _mean([r["llm_calls"] for r in hop_rows]),
             "one_read": _mean([one_read[i]["llm_calls"] for i in ids]),
         },
     }
@@ -116,7 +128,8 @@ def main() -> int:
     one_read = dict(s.split("=", 1) for s in args.one_read)
     result: dict[str, Any] = {}
     table = Table(title="routing before planning (no reader call)")
-    for column in ("set", "questions", "sent to the planner", "by reason", "routed EM", "hops EM", "one read EM", "calls routed/hops/one"):
+    columns = ("set", "questions", "sent to the planner", "by reason", "routed EM", "compared whole EM", "hops EM", "one read EM")
+    for column in (*columns, "calls routed/compared whole/hops/one"):
         table.add_column(column)
     for name, path in QUESTIONS.items():  # the bundled dev questions, as the plan-shape study reads them
         routes = routed(nlp, ROOT / path)
@@ -132,7 +145,7 @@ def main() -> int:
             "by_reason": dict(Counter(r["reason"] for r in routes)),
             "sent_to_planner_by_type": {t: round(sum(v) / len(v), 3) for t, v in sorted(by_type.items())},
         }
-        cells = ["", "", "", ""]
+        cells = ["", "", "", "", ""]
         if name in hops and name in one_read:
             hop_run, hop_method = _run(hops[name], "enrichrag_no_enrich")
             one_run, one_method = _run(one_read[name], "enrichrag_single")
@@ -140,8 +153,8 @@ def main() -> int:
             entry["counterfactual"] = cf = counterfactual(routes, _rows(hop_run, hop_method), _rows(one_run, one_method))
             calls = cf["reader_calls_mean"]
             cells = [
-                *(f"{cf['em'][k][0]:.3f}" for k in ("routed", "hops", "one_read")),
-                f"{calls['routed']}/{calls['hops']}/{calls['one_read']}",
+                *(f"{cf['em'][k][0]:.3f}" for k in ("routed", "comparisons_in_one_read", "hops", "one_read")),
+                "/".join(str(calls[k]) for k in ("routed", "comparisons_in_one_read", "hops", "one_read")),
             ]
         result[name] = entry
         table.add_row(name, str(len(routes)), f"{share:.2f}", ", ".join(f"{k} {v}" for k, v in entry["by_reason"].items()), *cells)

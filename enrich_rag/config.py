@@ -137,7 +137,7 @@ class AgentConfig:
     route: bool = False
     # With hops: a comparison is read as one (both sides in one read, no Plan call) instead of as
     # side-by-side hops and a composing read: on the dev runs one read answered comparisons as well or
-    # better at about half the reader calls (bench_results/comparisons_in_one_read.json).
+    # better at fewer reader calls (bench_results/route_questions.json, comparisons_in_one_read).
     compare_in_one_read: bool = True
     # With hops: plan before reading (always), or read the question whole first and plan only when that
     # read is unsure, i.e. what it read does not state its answer (unsure; a chain that does not ground
