@@ -93,7 +93,8 @@ def main() -> None:
     args = parser.parse_args()
     result: dict[str, Any] = {"tuned": True, "sets": {}}  # every run named here is a dev run rules were chosen on
     table = Table(title="what the hop loop's reader calls buy (replayed, no reader call)")
-    for column in ("set", "n", "calls", "Plan / reads / Compare", "whole: first -> kept EM", "stop under 1.2: EM, calls", "stop any: EM, calls"):
+    columns = ("set", "n", "calls", "Plan / reads / Compare", "whole: first -> kept EM", "stop under 1.2: EM, calls")
+    for column in (*columns, "stop any: EM, calls"):
         table.add_column(column)
     for spec in args.set:
         name, runs = spec.split("=", 1)

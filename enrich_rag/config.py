@@ -155,6 +155,11 @@ class AgentConfig:
     # Recall a learned fact for a different question about the same entity when they share at least this
     # share of their content words (its passage is read again); the same question is recalled at any value.
     recall_match: float = bounded(0.6, ge=0.0, le=1.0)
+    # Which recalled facts answer without a reader call: the same question learned surely (sure: its
+    # perplexity under the threshold), or the same question whatever its perplexity (exact: a learned fact
+    # is a read that stated its answer, and the same question over the same passage reads the same). A
+    # similar question always reads the cited passage.
+    recall_trust: str = choice("sure", "exact")
 
 
 @dataclass(frozen=True)

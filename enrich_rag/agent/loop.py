@@ -594,8 +594,9 @@ class Agent:
         self, asked: Asked, analysis: QueryAnalysis, grounding: Callable[[Sufficiency], bool], earlier: Sequence[str] = ()
     ) -> tuple[SearchRound, str] | None:
         """A learned fact for this (sub-)question, before any search (agent/learned.py): the same question
-        learned surely is answered from the record, with no reader call; a similar one, or a less sure
-        record, has its cited passage read alone and counts only when that read states its answer. The
+        learned surely (`agent.recall_trust`) is answered from the record, with no reader call; a similar
+        one, or a less sure record, has its cited passage read alone and counts only when that read states
+        its answer. The
         round and the fact's id; None: search as usual."""
         if not self.config.learn:
             return None
@@ -605,7 +606,7 @@ class Agent:
             return None  # the common case: no step in the trace
         with asked.trace.step(Tool.RECALL, query=analysis.question) as step:
             passage = next(iter(self.resources.passages.by_ids([found.fact.chunk_id])), None)
-            answered = found.exact and found.perplexity < self.ppl_threshold
+            answered = found.exact and (self.config.recall_trust == "exact" or found.perplexity < self.ppl_threshold)
             step.record = Recalled(found, "gone" if passage is None else "answered" if answered else "read")
         if passage is None:
             return None

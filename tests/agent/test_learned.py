@@ -6,6 +6,8 @@ branches, which a real model cannot be made to hit on demand."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from enrich_rag.agent.learned import LEARNED, learned_record, learned_rows, recall
@@ -84,6 +86,11 @@ def test_an_unsure_record_is_read_again_and_a_read_only_answer_learns_nothing(wo
     again = agent.answer(QUESTION)
     assert step_outputs(again, "Recall")[0]["use"] == "read" and len(reader.prompts) == 1  # the cited passage, read once
     assert again.answer == "London" and [c.chunk_id for c in again.citations] == ["nolan::c0"]
+
+    trusting = type(agent)(resources, dataclasses.replace(agent.config, recall_trust="exact"), agent.evidence)
+    reader = _reader(resources, [("Paris", 1.1)])
+    trusted = trusting.answer(QUESTION)  # `agent.recall_trust: exact`: the same record, no reader call
+    assert step_outputs(trusted, "Recall")[0]["use"] == "answered" and reader.prompts == [] and trusted.answer == "London"
 
 
 def test_in_the_background_the_facts_are_a_job_and_the_answer_does_not_wait(world, tmp_path, spacy_extractor):
