@@ -20,8 +20,8 @@ DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSi
 # The run of today's default loop that stands for each set, and whether its questions were used to tune it
 # (a rule's shape or a setting chosen on them): a new run of the default is named here.
 CURRENT_RUNS = {  # dataset -> (run, whether its questions chose a setting, the method that ran the default loop)
-    "hotpotqa": ("results/hops/hotpotqa/dev261-300-bridge-881e4d0", False, DEFAULT_METHOD),
-    "2wiki": ("results/hops/2wiki/dev161-200-bridge-881e4d0", False, DEFAULT_METHOD),
+    "hotpotqa": ("results/fast/hotpotqa/hotpotqa-dev261-300-compare-one-read", False, DEFAULT_METHOD),
+    "2wiki": ("results/fast/2wiki/2wiki-dev161-200-compare-one-read", False, DEFAULT_METHOD),
     "musique": ("results/hops/musique/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # the bridge check was shaped on these parses
     "nq": ("results/hops/nq/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # earlier rounds' settings were chosen on NQ dev 1-100
 }

@@ -3,7 +3,9 @@ they cost (prefill computed, served from llama.cpp's prompt cache, generated), o
 kind (one hop against a chain or side-by-side hops). The reader is loaded once and warmed on a question
 outside the measured range; each set reads its own build. `--enrich background`: writes allowed, an
 unsure answer queues its round (on a writable copy of the build) instead of waiting for it; the queue is
-not run, so the time is the answer's alone: the foreground cost of writes. `--paired-with` a read-only
+not run, so the time is the answer's alone: the foreground cost of writes. `--enrich interleaved` asks
+each question both ways, one after the other in alternating order, and reports the same pairing plus
+the seconds the write steps themselves took. `--paired-with` a read-only
 run of the same sets and ranges adds, per set, the p50 with writes over the p50 read-only and the mean
 difference in seconds, each with its paired interval (the same questions resampled together).
 
@@ -27,8 +29,9 @@ from tqdm import tqdm
 
 from benchmarks.agent import _pct
 from enrich_rag.agent.plan import ONE_HOP
-from enrich_rag.agent.records import Planned
+from enrich_rag.agent.records import Planned, Tool
 from enrich_rag.api import EnrichRAG
+from enrich_rag.config import Config
 from enrich_rag.eval.methods import CountingLLM
 from enrich_rag.eval.prepare import sampled_questions
 from enrich_rag.eval.runner import ensure_built, load_eval
@@ -55,36 +58,76 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     } | tokens
 
 
-def measure(
-    params: str, overlay: str, first: int, last: int, llm: CountingLLM, enrich: str = "off", workdir: Path | None = None
-) -> dict[str, Any]:
-    config, ev = load_eval(params, overlay)
-    ensure_built(config, ev)
-    if enrich != "off":
-        assert workdir is not None
-        config = writable_copy(config, workdir / ev.dataset)  # queued jobs and the graph they would grow stay in the copy
-    items = sampled_questions(ev)
-    warm, measured = items[last] if last < len(items) else items[0], items[first - 1 : last]
-    allow: str | bool = enrich if enrich != "off" else False
+WRITE_STEPS = (Tool.QUEUE_ENRICHMENT, Tool.LEARN)  # the steps only an answer that may write takes
+
+
+def _asked(agent: Any, llm: CountingLLM, item: Any, allow: str | bool) -> dict[str, Any]:
+    """One question's row: seconds, reader calls and tokens, the plan's kind, and the seconds its write steps took."""
     counted: TokenCount | None = getattr(llm.inner, "tokens", None)
-    rows = []
-    with EnrichRAG(config, llm=llm, reconcile=False) as session:
-        agent = session.agent()
-        agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
-        for item in tqdm(measured, desc=ev.dataset, unit="q"):
-            before, tokens_before = llm.calls, counted.copy() if counted is not None else None
-            answer = agent.answer(item.question, allow_enrich=allow)
-            planned = answer.trace.first(Planned)
-            kind = planned.plan.kind if planned else ONE_HOP
-            row = {"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind}
-            tokens = counted.since(tokens_before) if counted is not None and tokens_before is not None else {}
-            rows.append(row | {"queued": len(answer.queued)} | tokens)
+    before, tokens_before = llm.calls, counted.copy() if counted is not None else None
+    answer = agent.answer(item.question, allow_enrich=allow)
+    planned = answer.trace.first(Planned)
+    kind = planned.plan.kind if planned else ONE_HOP
+    written = sum(step.seconds for step in answer.trace.steps if step.tool in WRITE_STEPS)
+    row = {"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind}
+    tokens = counted.since(tokens_before) if counted is not None and tokens_before is not None else {}
+    return row | {"queued": len(answer.queued), "write_s": round(written, 4)} | tokens
+
+
+def _by_kind(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "range": [first, last],
         "all": _summary(rows),
         "one_hop": _summary([r for r in rows if r["plan"] == ONE_HOP]),
         "hops": _summary([r for r in rows if r["plan"] != ONE_HOP]),
         "rows": rows,
+    }
+
+
+def _questions(params: str, overlay: str, first: int, last: int) -> tuple[Config, str, Any, list[Any]]:
+    config, ev = load_eval(params, overlay)
+    ensure_built(config, ev)
+    items = sampled_questions(ev)
+    return config, ev.dataset, items[last] if last < len(items) else items[0], items[first - 1 : last]
+
+
+def measure(
+    params: str, overlay: str, first: int, last: int, llm: CountingLLM, enrich: str = "off", workdir: Path | None = None
+) -> dict[str, Any]:
+    config, dataset, warm, measured = _questions(params, overlay, first, last)
+    if enrich != "off":
+        assert workdir is not None
+        config = writable_copy(config, workdir / dataset)  # queued jobs and the graph they would grow stay in the copy
+    allow: str | bool = enrich if enrich != "off" else False
+    with EnrichRAG(config, llm=llm, reconcile=False) as session:
+        agent = session.agent()
+        agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
+        rows = [_asked(agent, llm, item, allow) for item in tqdm(measured, desc=dataset, unit="q")]
+    return {"range": [first, last]} | _by_kind(rows)
+
+
+def measure_interleaved(params: str, overlay: str, first: int, last: int, llm: CountingLLM, workdir: Path) -> dict[str, Any]:
+    """Each question read-only and with writes allowed (a writable copy, rounds queued, not run), one
+    after the other, the order alternating: the machine's drift over a run falls on both alike."""
+    config, dataset, warm, measured = _questions(params, overlay, first, last)
+    rows: dict[str, list[dict[str, Any]]] = {"read_only": [], "background": []}
+    with (
+        EnrichRAG(config, llm=llm, reconcile=False) as plain,
+        EnrichRAG(writable_copy(config, workdir / dataset), llm=llm, reconcile=False) as writing,
+    ):
+        agents: dict[str, tuple[Any, str | bool]] = {"read_only": (plain.agent(), False), "background": (writing.agent(), "background")}
+        for agent, _ in agents.values():
+            agent.answer(warm.question, allow_enrich=False)
+        for i, item in enumerate(tqdm(measured, desc=f"{dataset}, read-only and writes", unit="q")):
+            for mode in ("read_only", "background") if i % 2 == 0 else ("background", "read_only"):
+                agent, allow = agents[mode]
+                rows[mode].append(_asked(agent, llm, item, allow))
+    writes = rows["background"]
+    return {
+        "range": [first, last],
+        "read_only": _by_kind(rows["read_only"]),
+        "background": _by_kind(writes),
+        "paired": paired(writes, rows["read_only"]),
+        "write_steps_s": {"mean": round(statistics.mean(r["write_s"] for r in writes), 4), "max": max(r["write_s"] for r in writes)},
     }
 
 
@@ -114,11 +157,24 @@ def paired(rows: list[dict[str, Any]], against: list[dict[str, Any]], resamples:
     }
 
 
+def _parts(s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A set's table rows: by plan kind, and by mode where each question ran both ways."""
+    kinds = ("all", "one_hop", "hops")
+    if "read_only" in s:
+        return [(f"{mode.replace('_', '-')}: {kind}", s[mode][kind]) for mode in ("read_only", "background") for kind in kinds]
+    return [(kind, s[kind]) for kind in kinds]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", required=True, help="name=configs/<dataset>.yaml:first:last (1-based)")
     parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--enrich", choices=["off", "background"], default="off", help="background: writes allowed, rounds queued")
+    parser.add_argument(
+        "--enrich",
+        choices=["off", "background", "interleaved"],
+        default="off",
+        help="background: writes allowed, rounds queued; interleaved: each question both ways, alternating",
+    )
     parser.add_argument("--paired-with", type=Path, help="a read-only run of the same sets and ranges (its JSON)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
@@ -129,7 +185,10 @@ def main() -> None:
         for spec in args.set:
             name, rest = spec.split("=", 1)
             overlay, first, last = rest.split(":")
-            result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm, args.enrich, Path(workdir))
+            if args.enrich == "interleaved":
+                result["sets"][name] = measure_interleaved(args.params, overlay, int(first), int(last), llm, Path(workdir))
+            else:
+                result["sets"][name] = measure(args.params, overlay, int(first), int(last), llm, args.enrich, Path(workdir))
     if args.paired_with:
         before = json.loads(args.paired_with.read_text(encoding="utf-8"))["sets"]
         for name, s in result["sets"].items():
@@ -138,8 +197,7 @@ def main() -> None:
     for column in ("set", "plan", "n", "p50 s", "p95 s", "reader calls", "prefill tokens", "cached tokens", "generated tokens", "queued"):
         table.add_column(column, justify="left" if column in ("set", "plan") else "right")
     for name, s in result["sets"].items():
-        for part in ("all", "one_hop", "hops"):
-            x = s[part]
+        for part, x in _parts(s):
             if x["questions"]:
                 tokens = [f"{x[f'{t}_mean']:.0f}" if f"{t}_mean" in x else "-" for t in TOKENS]
                 times = [f"{x['p50_s']:.2f}", f"{x['p95_s']:.2f}", f"{x['llm_calls_mean']:.2f}"]
