@@ -131,6 +131,17 @@ def _gain_loss(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, in
     return {"gained": sum(x["em"] > y["em"] for x, y in zip(a, b)), "lost": sum(x["em"] < y["em"] for x, y in zip(a, b))}
 
 
+def shared_hops(result: dict[str, Any]) -> dict[str, int]:
+    """Where a hop could be shared at all: pairs whose earlier question (first ask) and later question
+    (read-only) were both read in hops, and of those, later questions that read a learned fact."""
+    rows = result["rows"]
+    first, later = {r["id"]: r for r in rows["first"]}, {r["id"]: r for r in rows["read_only"]}
+    grown = {r["id"]: r for r in rows["grown"]}
+    both = [p for p in result["pairs"] if first[p["earlier"]]["hops"] and later[p["later"]]["hops"]]
+    recalled = sum(grown[p["later"]]["recalled_read"] + grown[p["later"]]["recalled_answered"] > 0 for p in both)
+    return {"pairs": len(result["pairs"]), "both_in_hops": len(both), "of_those_recalled": recalled}
+
+
 def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: list[QAItem | None], jobs: str) -> dict[str, Any]:
     """The three streams over `pairs`; `unrelated[i]` stands before pair i's later question in the control."""
     llm = CountingLLM(make_llm(config.llm))
@@ -217,7 +228,7 @@ def folder_streams(params: str, folder: Path, workspace: Path) -> tuple[Config, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group()
     source.add_argument("--config", help="a dev set's configs/<dataset>.yaml")
     source.add_argument("--folder", type=Path, help="holds docs/ (the documents), questions.jsonl and related_questions.jsonl")
     parser.add_argument("--params", default="params.yaml")
@@ -226,7 +237,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--recall-trust", choices=["sure", "exact"], help="agent.recall_trust for every stream (default: the config's)")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--recount", action="store_true", help="only add `shared_hops` to the saved result at --out, from its rows")
     args = parser.parse_args()
+    if args.recount:
+        saved = json.loads(Path(args.out).read_text(encoding="utf-8"))
+        saved["shared_hops"] = shared_hops(saved)
+        Path(args.out).write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
+        Console().print(saved["shared_hops"])
+        return
+    if not (args.config or args.folder):
+        parser.error("one of --config or --folder is required (or --recount)")
     with tempfile.TemporaryDirectory() as workspace:
         if args.folder:
             config, pairs, unrelated, name = folder_streams(args.params, args.folder, Path(workspace))
@@ -236,6 +256,7 @@ def main() -> None:
             config = dataclasses.replace(config, agent=dataclasses.replace(config.agent, recall_trust=args.recall_trust))
         settings = {"recall_trust": config.agent.recall_trust}
         result: dict[str, Any] = {"dataset": name, "tuned": False, "settings": settings} | measure(config, pairs, unrelated, args.jobs)
+    result["shared_hops"] = shared_hops(result)
     later = result["later"]
     table = Table(title=f"later questions, {name}: {later['n']} related pairs ({result['shared']}), jobs run: {args.jobs}")
     for column in ("stream", "later EM", "reader calls", "EM vs read-only", "calls vs read-only"):
