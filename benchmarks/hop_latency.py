@@ -134,10 +134,11 @@ def measure_interleaved(params: str, overlay: str, first: int, last: int, llm: C
 def paired(rows: list[dict[str, Any]], against: list[dict[str, Any]], resamples: int = 2000) -> dict[str, Any]:
     """These rows' p50 over the same questions' p50 in `against`, and the mean difference in seconds."""
     by_id = {r["id"]: r for r in against}
-    ids = [r["id"] for r in rows if r["id"] in by_id]
-    if not ids:
+    kept = [r for r in rows if r["id"] in by_id]
+    if not kept:
         raise ValueError("the paired run answered none of these questions")
-    mine = np.array([r["seconds"] for r in rows if r["id"] in by_id])
+    ids = [r["id"] for r in kept]
+    mine = np.array([r["seconds"] for r in kept])
     theirs = np.array([by_id[i]["seconds"] for i in ids])
     draws = resample(len(ids), resamples, 0)
     ratios = np.median(mine[draws], axis=1) / np.median(theirs[draws], axis=1)
@@ -151,7 +152,7 @@ def paired(rows: list[dict[str, Any]], against: list[dict[str, Any]], resamples:
         "seconds_mean_diff": round(diff.value, 3),
         "seconds_mean_diff_ci": diff.to_list(),
         "llm_calls_mean": [
-            round(statistics.mean(r["llm_calls"] for r in rows if r["id"] in by_id), 2),
+            round(statistics.mean(r["llm_calls"] for r in kept), 2),
             round(statistics.mean(by_id[i]["llm_calls"] for i in ids), 2),
         ],
     }

@@ -47,7 +47,8 @@ def _stops(row: dict[str, Any], at: float) -> bool:
     """The read-first run answered with its first read: one read that stated its answer, under `at`."""
     trace = row["trace"]
     reads = trace.get("reads") or []
-    return trace.get("plan") is None and not trace.get("chain") and len(reads) == 1 and (reads[0]["perplexity"] or at) < at
+    one_read = trace.get("plan") is None and not trace.get("chain") and len(reads) == 1
+    return one_read and reads[0]["perplexity"] is not None and reads[0]["perplexity"] < at
 
 
 def budget(hops: dict[str, dict[str, Any]], read_first: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -596,8 +596,7 @@ class Agent:
         """A learned fact for this (sub-)question, before any search (agent/learned.py): the same question
         learned surely (`agent.recall_trust`) is answered from the record, with no reader call; a similar
         one, or a less sure record, has its cited passage read alone and counts only when that read states
-        its answer. The
-        round and the fact's id; None: search as usual."""
+        its answer. The round and the fact's id; None: search as usual."""
         if not self.config.learn:
             return None
         resources = self.resources

@@ -4,7 +4,8 @@ costs no reader call (the query analysis and the spaCy parse the bridge check re
 A question is sent to the planner when it compares two named things (side-by-side hops), or when it
 names a thing by a description that can be asked on its own ("the director of Inception"): the bridge
 the planner would chain through. Anything else is read as one question, as the planner kept 98 of 100
-NQ questions anyway, at the price of a reader call each (`bench_results/hop_latency.json`).
+NQ questions anyway, at the price of a reader call each (`bench_results/hop_latency.json`). With
+`agent.compare_in_one_read` (the default) the loop reads a comparison as one before asking the router.
 """
 
 from __future__ import annotations
