@@ -51,7 +51,8 @@ def _free_port() -> int:
 
 
 class Client:
-    """Posts with the server's write token; a 503 is waited out for its Retry-After and asked again."""
+    """Posts with the server's write token; a 503 is waited out for its Retry-After and asked again.
+    `post` returns the status, seconds, the body (an error's first 200 characters) and the Retry-After."""
 
     def __init__(self, base: str, token: str, allow_enrich: bool = True):
         self.base, self.token, self.allow_enrich = base, token, allow_enrich
@@ -62,7 +63,7 @@ class Client:
         start = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                status, text, retry = response.status, "", {}
+                status, text, retry = response.status, response.read().decode(), {}
         except urllib.error.HTTPError as exc:
             status, text = exc.code, exc.read().decode(errors="replace")[:200]
             retry = {"retry_after": float(exc.headers.get("Retry-After") or 0)}

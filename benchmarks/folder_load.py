@@ -1,0 +1,143 @@
+"""Load on a served folder of documents, as the fast-answer issue measures it: `--clients` clients, each
+asking `--questions` questions in turn, all at once, on a server that has answered nothing yet (cold),
+then, with other questions, on the same server after it (warm).
+
+Each question is asked once, with the server's write token (as the folder's owner asks): the outcome is
+an answer (200), a refusal (503, which should come at once) or anything else (a 504 is a question that
+was let in and then ran out of time). The questions are the folder's questions.jsonl, then its
+related_questions.jsonl; the cold and the warm wave never share one.
+
+    python scripts/folder_load.py --folder data/own_documents/npm-docs --out bench_results/folder_load_npm.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.load_test import Client
+from benchmarks.served_folder import PROJECT, served_folder
+from enrich_rag.eval.metrics import exact_match
+from enrich_rag.storage.atomic import atomic_file
+
+
+def folder_questions(folder: Path) -> list[dict[str, Any]]:
+    lines = [
+        line for name in ("questions.jsonl", "related_questions.jsonl") for line in (folder / name).read_text(encoding="utf-8").splitlines()
+    ]
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _health(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}/api/health", timeout=30) as response:
+        return json.loads(response.read())
+
+
+def wave(client: Client, questions: list[dict[str, Any]], clients: int, timeout: float) -> dict[str, Any]:
+    """Client c asks questions c, c + clients, ... in turn; every client starts at once."""
+    started = time.perf_counter()
+
+    def one(c: int) -> list[dict[str, Any]]:
+        rows = []
+        for q in questions[c::clients]:
+            asked = time.perf_counter() - started
+            status, seconds, text, _ = client.post("/api/query", {"question": q["question"], "allow_enrich": True}, timeout)
+            row = {"client": c, "question": q["question"], "status": status, "asked_at_s": round(asked, 1), "seconds": round(seconds, 2)}
+            body = _json(text)
+            row |= body.get("timing", {})  # waited in line / ran, as the server counted them
+            if status == 200:
+                row["right"] = bool(exact_match(body.get("answer") or "", q["answers"]))
+                row["tokens"] = body.get("tokens")
+            else:
+                row["error"] = text[:160]
+            rows.append(row)
+        return rows
+
+    with ThreadPoolExecutor(clients) as pool:
+        rows = [row for rows in pool.map(one, range(clients)) for row in rows]
+    answered = [r["seconds"] for r in rows if r["status"] == 200]
+    refused = [r["seconds"] for r in rows if r["status"] == 503]
+    return {
+        "asked": len(rows),
+        "answered": len(answered),
+        "refused_503": len(refused),
+        "timed_out_504": sum(r["status"] == 504 for r in rows),
+        "other": sum(r["status"] not in (200, 503, 504) for r in rows),
+        "right": sum(bool(r.get("right")) for r in rows),
+        "answer_p50_s": round(statistics.median(answered), 2) if answered else None,
+        "answer_max_s": round(max(answered), 2) if answered else None,
+        "refusal_max_s": round(max(refused), 3) if refused else None,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", type=Path, required=True, help="holds docs/ and questions.jsonl (+ related_questions.jsonl)")
+    parser.add_argument("--clients", type=int, default=6)
+    parser.add_argument("--questions", type=int, default=3, help="per client and wave")
+    parser.add_argument("--timeout", type=float, default=240, help="the client's own limit, above the server's")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    questions = folder_questions(args.folder)
+    per_wave = args.clients * args.questions
+    if len(questions) < 2 * per_wave:
+        raise SystemExit(f"{args.folder} has {len(questions)} questions; two waves need {2 * per_wave}")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
+    waves: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, served_folder(args.folder / "docs", Path(tmp) / "ws") as served:
+        client = Client(served.url, served.token)
+        for name, chosen in (("cold", questions[:per_wave]), ("warm", questions[per_wave : 2 * per_wave])):
+            before = _health(served.url)
+            waves[name] = {"server_before": before} | wave(client, chosen, args.clients, args.timeout)
+    result = {
+        "commit": commit,
+        "folder": str(args.folder),
+        "clients": args.clients,
+        "questions_per_client": args.questions,
+        "build_s": served.build["seconds"],
+        "server_warm_s": served.warm_s,
+        **waves,
+    }
+    table = Table(title=f"{args.clients} clients x {args.questions} questions on {args.folder.name}, commit {commit}")
+    for column in ("server", "answered", "refused (503)", "timed out (504)", "other", "right", "answer p50 / max s", "refusal max s"):
+        table.add_column(column)
+    for name in ("cold", "warm"):
+        w = waves[name]
+        table.add_row(
+            name,
+            f"{w['answered']}/{w['asked']}",
+            str(w["refused_503"]),
+            str(w["timed_out_504"]),
+            str(w["other"]),
+            str(w["right"]),
+            f"{w['answer_p50_s']} / {w['answer_max_s']}",
+            str(w["refusal_max_s"]),
+        )
+    Console().print(table)
+    with atomic_file(Path(args.out)) as tmp_path:
+        tmp_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
