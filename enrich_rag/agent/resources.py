@@ -17,6 +17,7 @@ from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
 from enrich_rag.index.embeddings import QueryVectors, open_index
 from enrich_rag.llm.base import LLM
+from enrich_rag.llm.prompts import answer_prompt, plan_prompt
 from enrich_rag.storage.corpus_changes import CorpusSync
 from enrich_rag.storage.dvc_tracking import DvcRepo
 from enrich_rag.storage.enrichment_jobs import JobQueue, jobs_folder
@@ -172,6 +173,11 @@ class Resources:
         loaded = [self.retrieval(), self.graph_index, self.nlp, self.llm]
         if enrich:
             loaded.append(self.extractor)
+        # The reader's stable prompt heads (rules and examples of a plan and of a read), computed once:
+        # llama.cpp keeps them in its prompt cache, and the first plan or read of a question then computes
+        # only its own tail.
+        for head in (plan_prompt(""), answer_prompt("", [])):
+            self.llm.generate(head, max_new_tokens=1)
 
     def close(self) -> None:
         self.store.close()
