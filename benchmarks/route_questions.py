@@ -65,6 +65,8 @@ def counterfactual(routes: list[dict[str, Any]], hops: dict[str, dict], one_read
     ids = [i for i in hops if i in one_read and i in by_id]
     chosen = [_routed_row(by_id[i]["plans"], hops[i], one_read[i]) for i in ids]
     compared = [_routed_row(by_id[i]["reason"] != "comparison", hops[i], one_read[i]) for i in ids]
+    # Both: a comparison read as one, any other question planned only where the router sends it.
+    both = [_routed_row(by_id[i]["plans"] and by_id[i]["reason"] != "comparison", hops[i], one_read[i]) for i in ids]
     planned = [i for i in ids if by_id[i]["plans"]]
     hop_rows = [hops[i] for i in ids]
     out: dict[str, Any] = {
@@ -74,15 +76,19 @@ def counterfactual(routes: list[dict[str, Any]], hops: dict[str, dict], one_read
         "em": {
             "routed": _em(chosen),
             "comparisons_in_one_read": _em(compared),
+            "routed_and_comparisons_in_one_read": _em(both),
             "hops": _em(hop_rows),
             "one_read": _em([one_read[i] for i in ids]),
         },
         "routed_minus_hops": compare(chosen, hop_rows, ("em", "f1")),
         "routed_minus_one_read": compare(chosen, [one_read[i] for i in ids], ("em", "f1")),
         "comparisons_in_one_read_minus_hops": compare(compared, hop_rows, ("em", "f1")),
+        "routed_and_comparisons_in_one_read_minus_comparisons_in_one_read": compare(both, compared, ("em", "f1")),
+        "routed_and_comparisons_in_one_read_minus_one_read": compare(both, [one_read[i] for i in ids], ("em", "f1")),
         "reader_calls_mean": {
             "routed": _mean([r["llm_calls"] for r in chosen]),
             "comparisons_in_one_read": _mean([r["llm_calls"] for r in compared]),
+            "routed_and_comparisons_in_one_read": _mean([r["llm_calls"] for r in both]),
             "hops": _mean([r["llm_calls"] for r in hop_rows]),
             "one_read": _mean([one_read[i]["llm_calls"] for i in ids]),
         },
