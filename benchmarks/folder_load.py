@@ -4,7 +4,8 @@ then, with other questions, on the same server after it (warm).
 
 Each question is asked once, with the server's write token (as the folder's owner asks): the outcome is
 an answer (200), a refusal (503, which should come at once) or anything else (a 504 is a question that
-was let in and then ran out of time). The questions are the folder's questions.jsonl, then its
+was let in and then ran out of time; a 503 after a wait is one whose wait left it too little time to
+answer). The questions are the folder's questions.jsonl, then its
 related_questions.jsonl; the cold and the warm wave never share one.
 
     python scripts/folder_load.py --folder data/own_documents/npm-docs --out bench_results/folder_load_npm.json
@@ -80,6 +81,7 @@ def wave(client: Client, questions: list[dict[str, Any]], clients: int, timeout:
         "asked": len(rows),
         "answered": len(answered),
         "refused_503": len(refused),
+        "refused_after_waiting": sum(seconds >= 1.0 for seconds in refused),  # let in, then its wait left too little time
         "timed_out_504": sum(r["status"] == 504 for r in rows),
         "other": sum(r["status"] not in (200, 503, 504) for r in rows),
         "right": sum(bool(r.get("right")) for r in rows),
@@ -120,7 +122,8 @@ def main() -> None:
         **waves,
     }
     table = Table(title=f"{args.clients} clients x {args.questions} questions on {args.folder.name}, commit {commit}")
-    for column in ("server", "answered", "refused (503)", "timed out (504)", "other", "right", "answer p50 / max s", "refusal max s"):
+    columns = ("server", "answered", "refused (503)", "of them after waiting", "timed out (504)", "other", "right", "answer p50 / max s")
+    for column in (*columns, "refusal max s"):
         table.add_column(column)
     for name in ("cold", "warm"):
         w = waves[name]
@@ -128,6 +131,7 @@ def main() -> None:
             name,
             f"{w['answered']}/{w['asked']}",
             str(w["refused_503"]),
+            str(w["refused_after_waiting"]),
             str(w["timed_out_504"]),
             str(w["other"]),
             str(w["right"]),

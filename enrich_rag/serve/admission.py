@@ -4,7 +4,9 @@ The reader (one llama.cpp model on a few cores) is one resource: questions that 
 share it and all finish late, so they wait in line and run `workers` at a time, in arrival order. A
 question whose expected wait (the line ahead of it x the measured time per question) leaves no room to
 answer within its limit is refused at once with a retry time, never after a long wait; one whose client
-left or whose limit passed while it waited is dropped before it runs.
+left or whose limit passed while it waited is dropped before it runs. Admission's plan is an estimate (a
+guess until questions are timed): a question that reaches the front with less of its limit left than a
+typical question takes is refused then, with a retry time, rather than started and stopped at its limit.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class Admission:
     def __init__(self, workers: int, queue_size: int, initial_question_s: float):
         self.workers, self.queue_size = workers, queue_size
         self.mean_s = initial_question_s  # until a question has been timed here
-        self.timed = self.dropped = self.refused = 0
+        self.timed = self.dropped = self.refused = self.refused_late = 0
         self._recent: deque[float] = deque([initial_question_s], maxlen=RECENT)
         self._enrichments: deque[float] = deque(maxlen=RECENT)  # seconds of an enrichment round + its retry
         self._line: deque[Ticket] = deque()
@@ -121,9 +123,16 @@ class Admission:
             while True:
                 while self._line:
                     ticket = self._line.popleft()
-                    if ticket.cancelled.is_set() or time.monotonic() > ticket.deadline:
+                    left = ticket.deadline - time.monotonic()
+                    if ticket.cancelled.is_set() or left <= 0:
                         self.dropped += 1  # nobody waits for it any more: it never runs
                         ticket.future.cancel()
+                        continue
+                    if left < (typical := self.plan_s(0.5)):  # it would most likely stop at its limit (a 504)
+                        self.refused_late += 1
+                        waited = time.monotonic() - ticket.arrived
+                        message = f"after {waited:.0f} s in line, {left:.0f} s of the limit is left, under a question's {typical:.0f} s"
+                        ticket.future.set_exception(Busy(message, self._expected_wait_s(quantile=0.5)))
                         continue
                     ticket.started = time.monotonic()
                     self._running.append(ticket)
@@ -168,6 +177,7 @@ class Admission:
                 "questions_timed": self.timed,
                 "dropped_before_running": self.dropped,
                 "refused": self.refused,
+                "refused_after_waiting": self.refused_late,
             }
 
     def close(self) -> None:

@@ -133,8 +133,9 @@ class Server:
     def finished(self, ticket: Ticket, http: Request) -> dict[str, Any]:
         return ticket.future.result() | {"timing": ticket.timing(), "read_only": not self.access.authorised(http.headers)}
 
-    async def outcome(self, ticket: Ticket, http: Request) -> dict[str, Any] | tuple[int, str]:
-        """The answer, or why there is none (status, one line) once the client left or time ran out."""
+    async def outcome(self, ticket: Ticket, http: Request) -> dict[str, Any] | tuple[int, str] | Busy:
+        """The answer, or why there is none: (status, one line) once the client left or time ran out, or the
+        refusal of a question whose wait left it too little time to answer."""
         job = _awaited(ticket)
         while not job.done():
             await asyncio.wait({job}, timeout=0.25)
@@ -150,6 +151,8 @@ class Server:
             return self.finished(ticket, http)
         except QueryStopped as exc:
             return 504, str(exc).splitlines()[0]
+        except Busy as busy:
+            return busy
 
     def events_response(
         self, start: Callable[[OnStep], Ticket], http: Request, encode: Callable[[dict[str, Any]], str], done: str = ""
@@ -180,8 +183,8 @@ class Server:
                             yield encode(events.get_nowait())
                         try:
                             answered = self.finished(ticket, http)
-                        except EnrichRagError as exc:
-                            yield encode(error_event(str(exc)))
+                        except (EnrichRagError, Busy) as exc:
+                            yield encode(error_event(f"busy: {exc}" if isinstance(exc, Busy) else str(exc)))
                             return
                         yield encode(answer_event(answered))
                         yield done

@@ -91,3 +91,21 @@ def test_admission_plans_with_the_slow_questions_and_the_running_ones_time_left(
     assert busy.value.retry_after_s < 0.05
     release.set()
     admission.close()
+
+
+def test_a_question_its_wait_left_too_little_time_is_refused_then_not_started():
+    """Admission's plan is an estimate: here the question ahead overruns it, and the one behind reaches the
+    front with less of its limit left than a question takes. It is refused with a retry time, not run
+    into its limit; the next one in line runs."""
+    admission, release, ran = Admission(1, 10, 0.2), threading.Event(), []  # planned: 0.2 s a question
+    admission.submit(lambda t: release.wait(10), 60)
+    late = admission.submit(lambda t: ran.append("late"), 0.5)  # admitted: 0.2 s of wait + 0.2 s to answer
+    kept = admission.submit(lambda t: ran.append("kept"), 60)
+    time.sleep(0.4)  # the question ahead takes 0.4 s and more: `late` has under 0.2 s left when it is next
+    release.set()
+    kept.future.result(timeout=10)
+    with pytest.raises(Busy, match="of the limit is left") as busy:
+        late.future.result(timeout=1)
+    assert ran == ["kept"] and busy.value.retry_after_s >= 0
+    assert admission.health()["refused_after_waiting"] == 1 and admission.health()["dropped_before_running"] == 0
+    admission.close()

@@ -256,6 +256,26 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
         running.future.result(timeout=10), waiting.future.result(timeout=10)
 
 
+def test_a_question_its_wait_left_too_little_time_gets_503_with_retry_after_not_504(gap_config, spacy_extractor):
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    session = EnrichRAG(gap_config, extractor=spacy_extractor)
+    with _client_with(gap_config, session, workers=1, expected_question_s=1, query_timeout_s=3) as client:
+        admission, release = client.app.state.admission, threading.Event()
+        admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy, longer than planned
+        while not admission.health()["running"]:
+            time.sleep(0.01)
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(client.post, "/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
+            time.sleep(2.3)  # admitted (1 s left of the busy one + 1 s < 3 s), then its wait overran the plan
+            release.set()
+            response = asked.result(timeout=30)
+        assert response.status_code == 503 and int(response.headers["Retry-After"]) >= 1
+        assert "of the limit is left" in response.json()["error"]
+        assert client.get("/api/health").json()["refused_after_waiting"] == 1
+
+
 def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
     """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
     that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""

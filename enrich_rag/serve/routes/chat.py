@@ -43,6 +43,8 @@ def router(server: Server) -> APIRouter:
         except Busy as busy:
             return busy_reply(busy)
         result = await server.outcome(ticket, http)
+        if isinstance(result, Busy):
+            return busy_reply(result)
         return JSONResponse(*chat_error(result[1], result[0])) if isinstance(result, tuple) else completion(result)
 
     return routes

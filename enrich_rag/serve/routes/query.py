@@ -47,6 +47,8 @@ def router(server: Server) -> APIRouter:
         except Busy as busy:
             return busy_reply(busy)
         result = await server.outcome(ticket, http)
+        if isinstance(result, Busy):
+            return busy_reply(result)
         if isinstance(result, tuple):
             return JSONResponse({"error": result[1], "timing": ticket.timing()}, status_code=result[0])
         return result
