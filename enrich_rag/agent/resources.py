@@ -173,9 +173,11 @@ class Resources:
         loaded = [self.retrieval(), self.graph_index, self.nlp, self.llm]
         if enrich:
             loaded.append(self.extractor)
-        # The reader's stable prompt heads (rules and examples of a plan and of a read), computed once:
-        # llama.cpp keeps them in its prompt cache, and the first plan or read of a question then computes
-        # only its own tail.
+
+    def warm_prompts(self) -> None:
+        """The reader's stable prompt heads (rules and examples of a plan and of a read), computed once:
+        llama.cpp keeps them in its prompt cache, and the first plan or read of a question then computes
+        only its own part, as every later one does."""
         for head in (plan_prompt(""), answer_prompt("", [])):
             self.llm.generate(head, max_new_tokens=1)
 

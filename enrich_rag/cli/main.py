@@ -291,6 +291,7 @@ def demo(
         rag = _open(cfg)
         loading = time.perf_counter()
         rag.resources.warm(enrich=False)  # each question's seconds are then its own, not the models' loading
+        rag.resources.warm_prompts()
         ready_s = time.perf_counter() - loading
         rows = []
         for item in items:
@@ -673,7 +674,7 @@ def serve(
         import uvicorn
 
         from enrich_rag.serve.access import TOKEN_FILE, is_loopback, load_or_create_token
-        from enrich_rag.serve.app import SERVE_ENV, create_app
+        from enrich_rag.serve.app import SERVE_ENV, create_app, warm_server
         from enrich_rag.serve.client import advertise, withdraw
     except ImportError:
         _fail(EnrichRagError("the web service needs FastAPI and uvicorn: pip install 'enrich-rag[serve]'"))
@@ -685,7 +686,7 @@ def serve(
         except EnrichRagError as exc:
             _fail(exc)
         with console.status("loading the indexes and models (once, before the first question)"):
-            target.state.resources.warm(enrich=cfg.agent.allow_enrich)
+            warm_server(target.state.resources, enrich=cfg.agent.allow_enrich)
         token_path, token_created = target.state.token_path, target.state.token_created
     else:  # each worker opens and warms its own app (`app_from_environment`); the token is made here, once
         token_path = Path(cfg.paths.root) / TOKEN_FILE

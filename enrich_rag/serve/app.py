@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.trace import QueryStopped
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
@@ -103,8 +105,16 @@ def app_from_environment() -> FastAPI:
     spec = json.loads(os.environ[SERVE_ENV])
     config = load_config(spec["params"], spec["overlay"])
     app = create_app(config, host=spec["host"], allowed_hosts=tuple(spec["allowed_hosts"]))
-    app.state.resources.warm(enrich=config.agent.allow_enrich)
+    warm_server(app.state.resources, enrich=config.agent.allow_enrich)
     return app
+
+
+def warm_server(resources: Resources, enrich: bool) -> None:
+    """Models loaded before the server takes questions; the reader's prompt heads computed on a thread of
+    their own after that, so the server is ready as soon as its models are (a question that comes first
+    waits for the reader, as it would for the head it then no longer computes)."""
+    resources.warm(enrich=enrich)
+    threading.Thread(target=resources.warm_prompts, name="warm-prompts", daemon=True).start()
 
 
 def create_app(config: Config, rag: EnrichRAG | None = None, host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = ()) -> FastAPI:

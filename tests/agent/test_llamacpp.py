@@ -165,16 +165,16 @@ def test_a_missing_part_package_names_the_extra(tmp_path):
 
 
 @needs_xllamacpp
-def test_warm_caches_the_plan_and_read_heads_so_a_first_question_computes_only_its_own_part(gap_config, spacy_extractor):
-    """A server (and the demo) warms before its first question: the plan's and the read's rules and examples
-    come from llama.cpp's prompt cache after that, not only after a question has paid for them."""
+def test_warm_prompts_caches_the_plan_and_read_heads_so_a_first_question_computes_only_its_own_part(gap_config, spacy_extractor):
+    """A server (and the demo) warms the prompts before its first question: the plan's and the read's rules
+    and examples come from llama.cpp's prompt cache after that, not only after a question has paid for them."""
     from enrich_rag.agent.plan import make_plan
     from enrich_rag.agent.resources import Resources
     from enrich_rag.llm.factory import make_llm
 
     fresh = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), threads=2))
     resources = Resources(gap_config, llm=fresh, extractor=spacy_extractor)
-    resources.warm(enrich=False)
+    resources.warm_prompts()
     for ask in (lambda: make_plan(fresh, QUESTION), lambda: fresh.generate(answer_prompt(QUESTION, CONTEXT), max_new_tokens=4)):
         before = fresh.tokens.copy()
         ask()
