@@ -43,6 +43,7 @@ class Resources:
         if seed_extractor is not None:
             self._loaded["seed_extractor"] = seed_extractor
         self._given_extractor = extractor
+        self._idle: Callable[[], bool] | None = None  # a server's reader line: no question waits or runs
         self._lock = threading.RLock()
         self.store = GraphStore(config.paths.graph)
         self.passages = PassageStore(config.paths.chunks, config.paths.graph)
@@ -85,7 +86,20 @@ class Resources:
     def llm(self) -> LLM:
         from enrich_rag.llm.factory import make_llm
 
-        return self._get("llm", lambda: make_llm(self.config.llm))
+        return self._get("llm", lambda: self._reader(make_llm(self.config.llm)))
+
+    def questions_first(self, idle: Callable[[], bool]) -> None:
+        """A server's reader: what its enrichment worker's thread asks of it waits while a question waits or
+        runs (`llm/priority.py`). `idle`: no question waits or runs."""
+        self._idle = idle
+        with self._lock:
+            if "llm" in self._loaded:
+                self._loaded["llm"] = self._reader(self._loaded["llm"])
+
+    def _reader(self, llm: LLM) -> LLM:
+        from enrich_rag.llm.priority import QuestionsFirst
+
+        return llm if self._idle is None or isinstance(llm, QuestionsFirst) else QuestionsFirst(llm, self._idle)
 
     @property
     def extractor(self) -> Extractor:

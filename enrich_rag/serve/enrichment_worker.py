@@ -1,7 +1,8 @@
 """The server's enrichment worker: the rounds that answers queued run here, one at a time, while no
-question is waiting or running, so an answer never waits for one. Every process of `serve --processes N`
-has a worker; a job is claimed by one rename, so each runs in one of them, and the graph's write lock
-keeps one writer at a time. What a job commits, every process reads before its next question."""
+question is waiting or running, and a round's reader calls give way to a question that comes while it
+runs (`llm/priority.py`): an answer waits for one call of a round at most, not for the round. Every
+process of `serve --processes N` has a worker; a job is claimed by one rename, so each runs in one of
+them, and the graph's write lock keeps one writer at a time. What a job commits, every process reads before its next question."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import threading
 from collections.abc import Callable
 
 from enrich_rag.api import EnrichRAG
+from enrich_rag.llm.priority import in_background
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +31,9 @@ class EnrichmentWorker:
         while not self._stop.wait(self.poll_s):
             while self.idle() and not self._stop.is_set():
                 try:
-                    if not self.rag.enrich_pending(limit=1):
-                        break
+                    with in_background():  # its reader calls wait while a question waits or runs
+                        if not self.rag.enrich_pending(limit=1):
+                            break
                 except Exception:  # the queue itself failed (a job's own failure is kept with the job)
                     log.exception("enrichment worker: the queue could not be read")
                     break

@@ -71,6 +71,7 @@ class Server:
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
         self.admission = Admission(serve.workers, serve.queue_size, serve.expected_question_s)
+        rag.resources.questions_first(self.admission.idle)  # an enrichment round's reader calls wait for questions
         self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)
         self.token_path = Path(config.paths.root) / TOKEN_FILE
         token, self.token_created = load_or_create_token(self.token_path)

@@ -256,6 +256,15 @@ def test_a_saturated_line_is_refused_at_once_with_retry_after(gap_config, spacy_
         running.future.result(timeout=10), waiting.future.result(timeout=10)
 
 
+def test_the_servers_reader_serves_questions_first(client):
+    from enrich_rag.llm.priority import QuestionsFirst
+
+    reader = client.app.state.resources.llm
+    assert isinstance(reader, QuestionsFirst) and reader.idle == client.app.state.admission.idle
+    answered = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
+    assert answered.status_code == 200 and answered.json()["answer"]  # a question's calls go straight through
+
+
 def test_a_question_its_wait_left_too_little_time_gets_503_with_retry_after_not_504(gap_config, spacy_extractor):
     import threading
     from concurrent.futures import ThreadPoolExecutor
