@@ -4,7 +4,9 @@ reader), or two methods of one run: EM and F1 of each with their intervals, the 
 `--exclude RUN` leaves out the questions of another run: those whose answers were looked at to choose
 a change, so what remains measures it on questions it was not chosen on. `--with-step STEP` keeps the
 questions whose answer in run b ran that tool (`EnrichGraph`: where enrichment fired; `Bridge`: where
-a description was checked), with their share of all.
+a description was checked), with their share of all. `--slice N`: the runs hold only the questions of a
+slice of N that the change can touch (`scripts/comparison_questions.py`: a setting that changes only
+how comparisons are read); the difference over the whole slice counts the other questions as unchanged.
 
     python scripts/compare_runs.py results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
         --method enrichrag_no_enrich --out bench_results/comparisons_2wiki.json
@@ -60,6 +62,15 @@ def changed_answers(a: list[dict], b: list[dict]) -> list[dict]:
     ]
 
 
+def over_slice(a: list[dict], b: list[dict], size: int) -> dict:
+    """b - a over a slice of `size` questions, the ones the runs do not hold answered alike by both."""
+    a, b = paired_rows(a, b)
+    if size < len(a):
+        raise SystemExit(f"--slice {size} is smaller than the {len(a)} questions both runs answered")
+    alike = [{"id": f"unchanged-{i}", "em": 0.0, "f1": 0.0} for i in range(size - len(a))]
+    return {"questions_run": len(a)} | compare(b + alike, a + alike, METRICS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a", type=Path, help="the run before (a results/<dataset>/<run> folder)")
@@ -68,6 +79,7 @@ def main() -> None:
     parser.add_argument("--method-b", default=None, help="run b's method, when it is not --method")
     parser.add_argument("--exclude", type=Path, default=None, help="leave out the questions of this run")
     parser.add_argument("--with-step", default=None, help="only the questions whose answer in run b ran this tool")
+    parser.add_argument("--slice", type=int, default=0, help="the whole slice's size, when the runs hold only what the change can touch")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     method_b = args.method_b or args.method
@@ -83,6 +95,8 @@ def main() -> None:
     types = sorted({r.get("type") or "all" for r in a})
     result = {"a": str(args.a), "b": str(args.b), "method": args.method, "method_b": method_b, "overall": summary(a, b)}
     result["changed_answers"] = changed_answers(a, b)
+    if args.slice:
+        result["over_slice"] = over_slice(a, b, args.slice)
     if with_step:
         result["with_step"] = with_step
     if args.exclude:

@@ -55,3 +55,16 @@ def test_with_step_keeps_the_questions_whose_answer_ran_that_tool(tmp_path, monk
     result = json.loads(out.read_text())
     assert result["with_step"] == {"step": "EnrichGraph", "questions": 2, "share": 0.25}
     assert result["overall"]["n"] == 2 and result["overall"]["em"] == 0.5
+
+
+def test_over_a_slice_the_questions_the_runs_do_not_hold_count_as_unchanged(tmp_path, monkeypatch):
+    """Runs of only the comparisons of a 20-question slice: 2 of their 5 gained is +0.1 over the slice."""
+    before = [{"id": f"q{i}", "method": "m", "em": False, "f1": 0.0} for i in range(5)]
+    after = [{"id": f"q{i}", "method": "m", "em": i < 2, "f1": float(i < 2)} for i in range(5)]
+    a, b = _predictions(tmp_path / "a", before), _predictions(tmp_path / "b", after)
+    out = tmp_path / "compare.json"
+    monkeypatch.setattr(sys, "argv", ["compare_runs", str(a), str(b), "--method", "m", "--slice", "20", "--out", str(out)])
+    compare_runs.main()
+    result = json.loads(out.read_text())
+    assert result["overall"]["n"] == 5 and result["overall"]["em"] == 0.4
+    assert result["over_slice"]["questions_run"] == 5 and result["over_slice"]["n"] == 20 and result["over_slice"]["em"] == 0.1
