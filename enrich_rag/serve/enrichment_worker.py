@@ -2,7 +2,8 @@
 question is waiting or running, and a round's reader calls give way to a question that comes while it
 runs (`llm/priority.py`): an answer waits for one call of a round at most, not for the round. Every
 process of `serve --processes N` has a worker; a job is claimed by one rename, so each runs in one of
-them, and the graph's write lock keeps one writer at a time. What a job commits, every process reads before its next question."""
+them, and the graph's write lock keeps one writer at a time. What a job commits, every process reads
+before its next question."""
 
 from __future__ import annotations
 

@@ -277,7 +277,9 @@ def test_a_question_its_wait_left_too_little_time_gets_503_with_retry_after_not_
             time.sleep(0.01)
         with ThreadPoolExecutor(1) as pool:
             asked = pool.submit(client.post, "/api/query", json={"question": "Who directed Inception?", "allow_enrich": False})
-            time.sleep(2.3)  # admitted (1 s left of the busy one + 1 s < 3 s), then its wait overran the plan
+            while not admission.health()["queued"]:  # admitted: at most 1 s left of the busy one + 1 s < 3 s
+                time.sleep(0.01)
+            time.sleep(2.3)  # then its wait overran the plan: under 1 s of its limit is left
             release.set()
             response = asked.result(timeout=30)
         assert response.status_code == 503 and int(response.headers["Retry-After"]) >= 1
