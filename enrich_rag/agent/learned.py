@@ -23,20 +23,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from enrich_rag.agent.quote import quote
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extraction
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import GraphTables
-from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
-from enrich_rag.text import content_words, normalize_answer, split_sentences, states
+from enrich_rag.text import content_words, normalize_answer, states
 
 LEARNED = "learned"  # the partitions' prefix and the extractor's: learned:<reader>
 EVIDENCE_CHARS = 300
 # Stopwords to a search, but what a question asks: two questions asking different ones never match.
 QUESTION_WORDS = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "why", "how", "many", "much", "year", "old"})
 _WORD = re.compile(r"[a-z]+")
+_NAME = re.compile(r"^\w[\w .,'&+-]*[\w.+]$|^\w$")
 
 
 @dataclass(frozen=True)
@@ -77,25 +78,30 @@ def asks(question: str) -> frozenset[str]:
 def learned_fact(
     question: str, answer: str, perplexity: float, evidence: Sequence[Any], subjects: Sequence[str], reader: str
 ) -> Edge | None:
-    """The fact a grounded read teaches, or None: no passage it read states the answer. Its subject is
-    the first entity the question names other than the answer, else the question itself ("Who
-    developed an explanation for the photoelectric effect?" names none a parser finds)."""
-    source = next((e for e in evidence if isinstance(e, Passage) and states(e.content, answer)), None)
-    named = (s for s in subjects if states(question, s) and not states(s, answer) and not states(answer, s))
-    subject = next(named, " ".join(question.rstrip("?").split()))
-    if source is None or not normalize_answer(answer) or not math.isfinite(perplexity) or perplexity <= 0:
+    """The fact a grounded read teaches, or None: no line it read states the answer (agent/quote.py), or
+    the question names no entity of its parse or the graph (`subjects`) but the answer. Its subject is the
+    first such entity, never a piece of the question's text ("What does dvc gc do", "Errno 24] Too"), and
+    its evidence and chunk are the line that states the answer."""
+    line = quote(answer, evidence, question)
+    named = (s for s in subjects if is_name(s) and states(question, s) and not states(s, answer) and not states(answer, s))
+    subject = next(named, None)
+    if line is None or subject is None or not math.isfinite(perplexity) or perplexity <= 0:
         return None
-    sentence = next((s for s in split_sentences(source.text) if states(s, answer)), source.text)
     return Edge(
         subject,
         " ".join(question.split()),
         answer,
-        sentence[:EVIDENCE_CHARS],
-        source.id,
-        source.doc_id,
+        line.text[:EVIDENCE_CHARS],
+        line.chunk_id,
+        line.doc_id,
         confidence=round(min(1.0, 1.0 / perplexity), 4),
         extractor=f"{LEARNED}:{reader}",
     )
+
+
+def is_name(entity: str) -> bool:
+    """A name a fact can be about: words, not a number nor a fragment cut at a bracket or a slash."""
+    return bool(_NAME.match(entity.strip())) and any(ch.isalpha() for ch in entity)
 
 
 def learned_tables(facts: Sequence[Edge]) -> GraphTables:

@@ -35,11 +35,12 @@ from enrich_rag.agent.citations import Citation, citation_from_dict, citations
 from enrich_rag.agent.confidence import WrongAnswerModel, confidence_file, confidence_summary, features_of, load_wrong_answer_model
 from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound, context_choice, hop_choice
 from enrich_rag.agent.descriptions import FIRST_ANSWER, bridge_split
-from enrich_rag.agent.enrich_context import Subgraph
+from enrich_rag.agent.enrich_context import Subgraph, passage_node
 from enrich_rag.agent.enrich_graph import EnrichResult, already_read, enrich_graph
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, read_states_answer, same_answer
 from enrich_rag.agent.learned import LEARNED, learned_fact, learned_tables, recall
 from enrich_rag.agent.plan import CHAIN, ONE_HOP, Plan, make_plan, one_hop
+from enrich_rag.agent.quote import Quote, quote
 from enrich_rag.agent.records import (
     Bridged,
     ComparedSides,
@@ -131,6 +132,7 @@ class Answer:
     chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
     confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
     queued: list[str] = field(default_factory=list)  # enrichment jobs queued to run after this answer
+    quote: Quote | None = None  # the line of a cited passage that states the answer (agent/quote.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
@@ -145,6 +147,7 @@ class Answer:
             "subgraph": self.subgraph,
             "chain": self.chain,
             "queued": self.queued,
+            "quote": self.quote.to_dict() if self.quote else None,
             "trace": self.trace.to_dict(),
         }
 
@@ -164,6 +167,7 @@ class Answer:
             list(data.get("chain", [])),
             data.get("confidence"),
             list(data.get("queued", [])),
+            Quote(**data["quote"]) if data.get("quote") else None,
         )
 
 
@@ -224,6 +228,12 @@ def validate_question(question: str) -> str:
     if len(question) > MAX_QUESTION_CHARS:
         raise QueryError(f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
     return " ".join(question.split())
+
+
+def top_passages(ranking: GraphRanking, hits: Sequence[Passage], k: int) -> list[Passage]:
+    """GraphRank's passages topped up from the search: the search's top k."""
+    seen = {p.id for p in ranking.passages}
+    return [*ranking.passages, *(h for h in hits if h.id not in seen)][:k]
 
 
 def _context_built(sub: Subgraph, selection: dict[str, Any] | None, surfaced: Sequence[Passage]) -> ContextBuilt:
@@ -290,7 +300,8 @@ class Agent:
         trace.seconds = round(time.perf_counter() - start, 4)
         queued = [r.job.id for r in trace.records(Queued)]
         subgraph = best.subgraph.to_dict()
-        return Answer(question, text, best.perplexity, sure, cited, subgraph, trace, self.ppl_threshold, chain, confidence, queued)
+        line = None if text == NOT_FOUND else quote(text, best.evidence, question)
+        return Answer(question, text, best.perplexity, sure, cited, subgraph, trace, self.ppl_threshold, chain, confidence, queued, line)
 
     def _confidence(self, asked: Asked, text: str, best: SearchRound, chain: list[dict[str, Any]]) -> float | None:
         """1 - P(wrong) of the corpus's model over what the loop saw answering (None without a model)."""
@@ -324,7 +335,7 @@ class Agent:
         if self.config.plan_when == "always" or not self.config.hops:
             plan = self._plan(asked) if self._plans(asked) else one_hop(asked.question)
             return self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
-        whole = self._rounds(asked)
+        whole = self._one_read(asked)
         unsure = not whole.grounded if self.config.grow == "unstated" else whole.perplexity >= self.ppl_threshold
         if not unsure or not self._plans(asked) or (plan := self._plan(asked)).kind == ONE_HOP:
             return self._whole(asked, whole)
@@ -334,10 +345,44 @@ class Agent:
     def _whole(self, asked: Asked, best: SearchRound | None = None) -> tuple[list[Hop], SearchRound]:
         """The question read as one (`best`: already read); a question that names a thing by a description
         is then checked for a stop at that bridge (`agent.bridge_check`)."""
-        best = best or self._rounds(asked)
+        best = best or self._one_read(asked)
         if self.config.hops and self.config.bridge_check and (bridged := self._bridge(asked, best)):
             return bridged
         return [], best
+
+    def _one_read(self, asked: Asked) -> SearchRound:
+        """The question read as one: first the search's top passages whole (`agent.first_read`, one reader
+        call), which answers when what it read states its answer; else the tree's rounds, whose read is
+        kept when it states its answer, and otherwise the lower perplexity of the two. On documentation the
+        tree answered from a neighbouring line of the right page where the search's top passages read whole
+        did not (bench_results/search_read_*.json)."""
+        if not self.config.first_read:
+            return self._rounds(asked)
+        stated = self._stated(asked.analysis)
+        first = self._search_read(asked, stated)
+        if first.grounded:
+            with asked.trace.step(Tool.ANALYZE_DECIDE, perplexity=recorded(first.perplexity), threshold=self.ppl_threshold) as step:
+                step.record = Decided(ANSWER, "what the search's top passages say states the answer")
+            return first
+        rounds = self._rounds(asked)
+        rounds.grounded = rounds.best is not None and stated(rounds.best)
+        return rounds if rounds.better_than(first) else first
+
+    def _search_read(self, asked: Asked, stated: Callable[[Sufficiency], bool]) -> SearchRound:
+        """One read of the search's top `agent.first_read` passages (GraphRank's order, topped up from the
+        search: what `EnrichRAG.search` returns), whole."""
+        k = self.config.first_read
+        with asked.trace.step(Tool.GRAPH_RANK, query=asked.question, round=0) as step:
+            hits = self.search(asked.question)
+            ranking = self.rank(asked.analysis, hits)
+            step.record = Ranked.of(ranking)
+        top = top_passages(ranking, hits, k)
+        nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
+        sub = Subgraph(nodes=nodes, evidence=list(top))
+        with asked.trace.step(Tool.ENRICH_CONTEXT, query=asked.question, budget=k, round=0) as step:
+            step.record = _context_built(sub, {"read": "search", "k": k}, ())
+        result, is_stated, _ = self._read(asked, asked.question, sub, 0, [], stated, alone=True)
+        return SearchRound(result, sub, tuple(ranking.passages), is_stated)
 
     def _rounds(self, asked: Asked) -> SearchRound:
         """Search rounds, each retried after an enrichment when it was not enough. The answer is the
@@ -475,9 +520,7 @@ class Agent:
         hits = self.search(question)
         if not graph:
             return hits[:k]
-        ranked = self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits).passages
-        seen = {p.id for p in ranked}
-        return [*ranked, *(h for h in hits if h.id not in seen)][:k]
+        return top_passages(self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits), hits, k)
 
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""

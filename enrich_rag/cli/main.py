@@ -164,6 +164,10 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
     if answer.confidence is not None:
         measured = f"confidence: {answer.confidence:.2f}, {measured}"
     out.print(f"{text}{measured} ({status})")
+    if answer.quote:
+        out.print(f"[green]stated in {escape(answer.quote.doc_id)}:[/green] “{escape(answer.quote.text)}”")
+    else:
+        out.print("[yellow]no line of what was read states this answer[/yellow]")
     if answer.queued:
         queued = ", ".join(answer.queued)
         out.print(f"[cyan]Enrichment queued ({queued}): `enrich-rag enrich --pending` runs it; a server runs it when idle.[/cyan]")

@@ -47,6 +47,7 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
         "sure": answer["sure"],
         "confidence": answer.get("confidence"),
         "perplexity": answer["perplexity"],
+        "quote": answer.get("quote"),
         "citations": [
             {k: c[k] for k in ("kind", "chunk_id", "doc_id", "evidence")} | {"source": c.get("title") or c.get("fact")}
             for c in answer["citations"]

@@ -79,6 +79,16 @@ def previous_turn(messages: list[ChatMessage], known: Any) -> tuple[str, Turn | 
     return question, known(turn_key(asked, said)) or Turn(asked, said, ())
 
 
+def reply_text(answer: dict[str, Any]) -> str:
+    """The answer, the line that states it, and its numbered sources: the assistant message's content."""
+    return (answer["answer"] or "(no answer)") + stated(answer.get("quote")) + sources(answer["citations"])
+
+
+def stated(line: dict[str, Any] | None) -> str:
+    """The line of the documents that states the answer, quoted under it (nothing when none does)."""
+    return f"\n\n> {line['text']} ({line['doc_id']})" if line else ""
+
+
 def sources(citations: list[dict[str, Any]]) -> str:
     """The citations as numbered lines, appended to the answer."""
     if not citations:
@@ -97,7 +107,7 @@ def _envelope(kind: str, completion_id: str, created: int) -> dict[str, Any]:
 
 def completion(answer: dict[str, Any]) -> dict[str, Any]:
     """A whole answer as a `chat.completion`; the EnrichRAG answer itself rides along under `enrich_rag`."""
-    content = (answer["answer"] or "(no answer)") + sources(answer["citations"])
+    content = reply_text(answer)
     return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())) | {
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no tokens billed: a local reader
@@ -125,6 +135,6 @@ class ChunkWriter:
             out.append(self._chunk({"reasoning_content": f"{event['tool']} ({event['seconds']:.2f} s){summary}\n"}))
         elif event["event"] == ANSWER:
             answer = event["answer"]
-            content = (answer["answer"] or "(no answer)") + sources(answer["citations"])
+            content = reply_text(answer)
             out += [self._chunk({"content": content}), self._chunk({}, "stop")]
         return out

@@ -57,11 +57,12 @@ def loop_agent(config, tmp_path, spacy_extractor, script, selection=None, **agen
     script perplexities, and the default's stop (the first read that states its answer) is tested apart.
     Enrichment runs before the answer (`enrich_when="now"`, the design's loop) unless a test queues it, a
     planned question is planned before it is read (`plan_when="always"`) unless a test reads first, and
-    nothing is learned (`learn`, tested apart in tests/agent/test_learned.py) unless a test asks."""
+    nothing is learned (`learn`, tested apart in tests/agent/test_learned.py) unless a test asks. The tree
+    reads first (`first_read=0`): the search's first read is tested apart."""
     copy = writable_copy(config, tmp_path / "copy")
     resources = Resources(copy, llm=ScriptedLLM(script), extractor=spacy_extractor)
     evidence = dataclasses.replace(copy.evidence, selection=selection or copy.evidence.selection)
-    settings = {"hops": False, "plan_when": "always", "grow": "perplexity", "enrich_when": "now", "learn": False} | agent
+    settings = {"hops": False, "plan_when": "always", "grow": "perplexity", "enrich_when": "now", "learn": False, "first_read": 0} | agent
     return make_agent(resources, dataclasses.replace(copy.agent, **settings), evidence), resources
 
 

@@ -13,6 +13,7 @@ import pytest
 from enrich_rag.agent.learned import LEARNED, learned_record, learned_rows, recall
 from enrich_rag.errors import StorageError
 from enrich_rag.storage.partitions import committed_partitions
+from enrich_rag.storage.passages import Passage
 from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
 from tests.scripted_llm import ScriptedLLM
 
@@ -126,17 +127,28 @@ def test_a_forgotten_fact_is_not_recalled_and_its_rollback_brings_it_back(world,
     assert recall(store, QUESTION, ["Inception"], 0.6).exact
 
 
-def test_a_question_naming_no_entity_is_learned_about_itself_and_found_in_any_case(world, tmp_path, spacy_extractor):
-    """No parser finds an entity in "Who made the film about dreams within dreams?": the fact's subject is
-    the question. The same question asked in other case and punctuation is the same question, found
-    by DuckDB; a rewording that asks the same is found through the graph index."""
+def test_a_question_naming_no_entity_or_a_fragment_learns_nothing():
+    """No parser finds an entity in "Who directed the film about a thief?": no fact is learned about a
+    piece of the question's text, nor about a fragment a parser cut at a bracket or a slash."""
+    from enrich_rag.agent.learned import is_name, learned_fact
+
+    passage = Passage("inception::c0", "inception", "Inception", "Christopher Nolan directed Inception, a film about a thief.")
+    assert learned_fact("Who directed the film about a thief?", "Christopher Nolan", 1.02, [passage], [], "qwen") is None
+    assert learned_fact("Who directed the film about a thief?", "Christopher Nolan", 1.02, [passage], ["thief]"], "qwen") is None
+    assert learned_fact("Who directed Inception?", "Steven Spielberg", 1.02, [passage], ["Inception"], "qwen") is None  # no line states it
+    assert [is_name(n) for n in ("Errno 24] Too", "SSH/", "10", "npm ci", "C++", "St. Louis")] == [False, False, False, True, True, True]
+
+
+def test_a_question_asked_again_in_other_words_finds_its_learned_fact(world, tmp_path, spacy_extractor):
+    """The same question asked in other case and punctuation is the same question, found by DuckDB; a
+    rewording that asks the same is found through the graph index."""
     from enrich_rag.agent.learned import learned_fact
 
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("unused", 1.0)], learn=True)
     (passage,) = resources.passages.by_ids(["inception::c0"])
     asked = "Who directed the film about a thief who steals corporate secrets?"
-    fact = learned_fact(asked, "Christopher Nolan", 1.02, [passage], [], "qwen")
-    assert fact is not None and fact.subject == asked.rstrip("?")
+    fact = learned_fact(asked, "Christopher Nolan", 1.02, [passage], ["corporate secrets"], "qwen")
+    assert fact is not None and fact.subject == "corporate secrets" and fact.evidence == "Christopher Nolan directed Inception."
     assert agent.learn([fact])["facts"] == 1
     store = resources.store
     same = recall(store, "who directed the film about a THIEF who steals corporate secrets", [], 0.6)

@@ -183,3 +183,34 @@ def test_the_page_marks_a_hop_answered_from_a_learned_fact(gap_config, spacy_ext
     finally:
         driver.quit()
         session.close()
+
+
+@pytest.mark.slow  # a served app in Chromium
+def test_the_page_highlights_the_line_that_states_the_answer_inside_its_passage(gap_config, spacy_extractor):
+    """The reader is scripted (one answer, which the search's first read states); the server, page, search
+    and indexes are real."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from enrich_rag.api import EnrichRAG
+    from enrich_rag.serve.app import create_app
+    from tests.scripted_llm import ScriptedLLM
+
+    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, first_read=3, hops=False))
+    session = EnrichRAG(config, llm=ScriptedLLM([("London", 1.1)]), extractor=spacy_extractor)
+    driver = _chromium()
+    try:
+        with serving(create_app(config, session)) as url:
+            driver.get(url)
+            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+            driver.find_element(By.ID, "allow-enrich").click()
+            driver.find_element(By.ID, "question").send_keys("Where was Christopher Nolan born?")
+            driver.find_element(By.ID, "ask").click()
+            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        assert driver.find_element(By.ID, "answer").text == "London", driver.find_element(By.ID, "status").text
+        marked = driver.find_element(By.CSS_SELECTOR, "#quote mark")
+        assert marked.text == "Nolan was born in London in 1970."
+        assert "Christopher Nolan is a British-American film director." in driver.find_element(By.ID, "quote").text  # inside its passage
+    finally:
+        driver.quit()
+        session.close()

@@ -32,14 +32,15 @@ def test_models_lists_the_one_model(chat):
     assert [m.id for m in client.models.list()] == ["enrich-rag"]
 
 
-def test_a_completion_is_the_answer_with_its_sources(chat):
+def test_a_completion_is_the_answer_with_the_line_that_states_it_and_its_sources(chat):
     client, _, _ = chat
     reply = client.chat.completions.create(model="enrich-rag", messages=[{"role": "user", "content": "Who directed Inception?"}])
     content = reply.choices[0].message.content
     assert reply.choices[0].finish_reason == "stop" and reply.object == "chat.completion"
-    assert content.startswith("Christopher Nolan\n\nSources:\n[1] ") and "inception::" in content
+    assert content.startswith("Christopher Nolan\n\n> Christopher Nolan directed Inception. (inception)\n\nSources:\n[1] ")
+    assert "inception::" in content
     extra = reply.model_extra["enrich_rag"]
-    assert extra["answer"] == "Christopher Nolan" and extra["citations"]
+    assert extra["answer"] == "Christopher Nolan" and extra["citations"] and extra["quote"]["doc_id"] == "inception"
 
 
 def test_a_streamed_completion_sends_steps_as_reasoning_then_the_answer(chat):

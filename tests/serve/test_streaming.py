@@ -42,6 +42,7 @@ def test_ask_streams_each_step_then_the_answer(gap_config, spacy_extractor):
     finally:
         rag.close()
     assert answer["answer"] == "Christopher Nolan" and answer["citations"]
+    assert answer["quote"]["text"] == "Christopher Nolan directed Inception."  # the line that states it, in the stream's answer
     assert {"AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"} <= {
         s["tool"] for s in answer["trace"]["steps"]
     }
@@ -138,4 +139,5 @@ def test_the_cli_shows_each_step_and_streams_the_answer(gap_config, tmp_path):
     result = CliRunner().invoke(app, ["query", QUESTION, "--params", str(params), "--local", "--no-enrich"])
     assert result.exit_code == 0, result.output
     assert "✓ AnalyzeQuery" in result.stderr and "✓ CheckSufficiency" in result.stderr
-    assert "Nolan" in result.stdout.splitlines()[0]  # the answer first, then its evidence
+    assert "Nolan" in result.stdout.splitlines()[0]  # the answer first, then the line that states it, then its evidence
+    assert "stated in inception:" in result.stdout and "Nolan directed Inception." in result.stdout

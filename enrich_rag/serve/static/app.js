@@ -107,6 +107,24 @@ function renderCitations(citations) {
   });
 }
 
+// The line that states the answer, highlighted inside its passage (a few lines of context either side);
+// none: the answer is not written in what was read.
+function renderQuote(quote, citations) {
+  const box = $("quote");
+  box.replaceChildren();
+  if (!quote) {
+    box.append(text("span", "No line of what was read states this answer.", "unsure"));
+    return;
+  }
+  const passage = (citations.find((c) => c.chunk_id === quote.chunk_id) || {}).evidence || quote.text;
+  const at = Math.max(passage.indexOf(quote.text), 0);
+  const before = passage.slice(Math.max(at - 160, 0), at);
+  const after = passage.slice(at + quote.text.length, at + quote.text.length + 160);
+  const source = text("a", quote.doc_id, "muted");
+  source.addEventListener("click", () => openChunk(quote.chunk_id));
+  box.append(source, text("span", (at > 160 ? "…" : "") + before), text("mark", quote.text), text("span", after + (after.length === 160 ? "…" : "")));
+}
+
 // A planned question's hops, in order: each sub-question, its answer, whether what it read states it,
 // and its passages (a click opens one).
 function renderChain(chain) {
@@ -203,6 +221,7 @@ async function ask(event) {
   $("status").textContent = "thinking…";
   $("answer").dataset.state = "pending";
   $("answer").textContent = "";
+  $("quote").replaceChildren();
   $("confidence").textContent = "";
   $("timeline").replaceChildren();
   window.streamLog = [];
@@ -215,6 +234,7 @@ async function ask(event) {
     $("confidence").textContent = data.confidence == null ? "" : `confidence: ${data.confidence.toFixed(2)} (${data.sure ? "sure" : "unsure"})`;
     $("resolved").textContent = data.resolved_question !== question ? `asked as: ${data.resolved_question}` : "";
     renderChain(data.chain);
+    renderQuote(data.quote, data.citations);
     renderCitations(data.citations);
     renderGraph(data.subgraph, data.citations);
     renderTimeline(data.trace);

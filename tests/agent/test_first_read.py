@@ -1,0 +1,74 @@
+"""The search's first read (`agent.first_read`) and the line an answer came from (`quote`), with a scripted
+reader over a real small graph (DuckDB, txtai): the reader is scripted because these tests are about which
+read the loop keeps, which a real model cannot be made to answer on demand."""
+
+from __future__ import annotations
+
+from enrich_rag.agent.quote import lines_of, quote
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+from tests.agent.conftest import loop_agent, step_outputs
+
+ASKED = "Where was Christopher Nolan born?"
+
+
+def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spacy_extractor):
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3)
+    answer = agent.answer(ASKED, allow_enrich=False)
+    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    context = step_outputs(answer, "EnrichContext")[0]
+    assert context["selection"] == {"read": "search", "k": 3}
+    assert context["chunk_ids"] == [p.id for p in agent.retrieve(ASKED, 3)]  # what `EnrichRAG.search` returns
+    assert len(resources.llm.prompts) == 1  # one reader call, though the perplexity is over the threshold
+    assert answer.answer == "London"
+    assert answer.quote is not None and answer.quote.text == "Nolan was born in London in 1970."
+    assert answer.to_dict()["quote"]["chunk_id"] == answer.quote.chunk_id
+    assert answer.quote.chunk_id in {c.chunk_id for c in answer.citations}
+
+
+def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(world, tmp_path, spacy_extractor):
+    # "Paris" is in no passage: the tree's rounds read next, and their stated answer is kept
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3)
+    answer = agent.answer(ASKED, allow_enrich=False)
+    assert answer.trace.tools()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
+    assert answer.trace.tools().count("CheckSufficiency") >= 2
+    assert answer.answer == "London" and answer.quote is not None
+
+
+def test_no_first_read_when_off(world, tmp_path, spacy_extractor):
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)], first_read=0)
+    answer = agent.answer(ASKED, allow_enrich=False)
+    assert "search" not in str(step_outputs(answer, "EnrichContext")[0].get("selection"))
+
+
+def _passage(text: str) -> Passage:
+    return Passage(id="c1", doc_id="d1", title="npm ci", text=text)
+
+
+def test_lines_keep_list_items_and_code_whole_and_cut_prose_into_sentences():
+    text = "npm ci installs a project. It needs a lockfile.\n\n* `--omit=dev` skips dev dependencies. Really.\n    npm ci --ignore-scripts"
+    assert list(lines_of(text)) == [
+        "npm ci installs a project.",
+        "It needs a lockfile.",
+        "* `--omit=dev` skips dev dependencies. Really.",
+        "npm ci --ignore-scripts",
+    ]
+
+
+def test_quote_prefers_the_line_that_shares_the_question_words():
+    passage = _passage("The lockfile is package-lock.json.\nnpm ci needs package-lock.json or npm-shrinkwrap.json to install.")
+    found = quote("package-lock.json", [passage], "Which file must npm ci have to install?")
+    assert found is not None and found.text.startswith("npm ci needs") and found.chunk_id == "c1"
+
+
+def test_no_quote_for_an_answer_no_line_states_nor_for_yes():
+    passage = _passage("npm ci needs package-lock.json.")
+    assert quote("yarn.lock", [passage], "Which file?") is None
+    assert quote("yes", [passage], "Does npm ci need a lockfile?") is None
+    assert quote("", [passage], "Which file?") is None
+
+
+def test_a_fact_line_is_quoted_by_its_sentence():
+    fact = Edge("npm ci", "needs", "package-lock.json", "npm ci needs package-lock.json.", "c9", "d9")
+    found = quote("package-lock.json", [fact], "What does npm ci need?")
+    assert found is not None and (found.text, found.chunk_id) == ("npm ci needs package-lock.json.", "c9")
