@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from enrich_rag.agent.hops import grounded
 from enrich_rag.agent.loop import Answer
 from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
@@ -59,6 +60,7 @@ def plain_read(rag: EnrichRAG, question: str, k: int) -> dict[str, Any]:
     read = check_sufficiency(rag.resources.llm, question, list(passages), rag.config.llm.max_new_tokens)
     return {
         "answer": read.answer,
+        "stated": grounded(read, question),
         "seconds": round(time.perf_counter() - start, 3),
         "reader_calls": 1,
         "chunk_ids": [p.id for p in passages],
@@ -80,7 +82,7 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
     plan = answer.trace.first(Planned)
     return {
         "answer": answer.answer,
-        "quote": getattr(answer, "quote", None),
+        "quote": answer.quote.to_dict() if answer.quote else None,
         "sure": answer.sure,
         "seconds": round(time.perf_counter() - start, 3),
         "reader_calls": _reader_calls(answer),
@@ -140,6 +142,32 @@ def paired(rows: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
     }
 
 
+def read_first(rows: list[dict[str, Any]], setting: str, k: int) -> dict[str, Any]:
+    """Replayed with no reader call: answer with the plain top-k read when what it read states its answer,
+    else as `setting` does (whose one-hop reads start with that same read): read first, plan only when
+    the read is unsure. Its EM beside the plain read's and the setting's, its tokens and calls."""
+    name = f"read_first_top{k}_then_{setting}"
+    for r in rows:
+        plain = r[f"top{k}"]
+        r[name] = plain if plain["stated"] else r[setting]
+    return {"summary": summary(rows, name), f"- top{k}": paired(rows, name, f"top{k}"), f"- {setting}": paired(rows, name, setting)}
+
+
+def quote_vs_sure(rows: list[dict[str, Any]], setting: str) -> dict[str, Any]:
+    """How well each flag tells right from wrong answers: the share right among flagged and unflagged."""
+
+    def split(flag: str) -> dict[str, Any]:
+        on = [r[setting]["right"] for r in rows if r[setting][flag]]
+        off = [r[setting]["right"] for r in rows if not r[setting][flag]]
+        return {"flagged": len(on), "right_flagged": sum(on), "unflagged": len(off), "right_unflagged": sum(off)}
+
+    for r in rows:
+        r[setting]["quoted"] = r[setting]["quote"] is not None
+    right = [r for r in rows if r[setting]["right"]]
+    stating = [r for r in right if r[setting]["quote"] and any(states(r[setting]["quote"]["text"], g) for g in r["gold"])]
+    return {"sure": split("sure"), "quoted": split("quoted"), "right_with_quote_stating_gold": [len(stating), len(right)]}
+
+
 def open_set(args: argparse.Namespace) -> tuple[EnrichRAG, list[dict[str, Any]]]:
     if args.folder:
         rag = EnrichRAG.from_folder(args.folder / "docs", args.workspace)
@@ -185,6 +213,9 @@ def main() -> None:
     ks = [int(k) for k in args.ks.split(",") if k]
     rag, questions = open_set(args)
     rag.resources.warm_prompts()  # as a served folder is: a first question computes only its own part
+    out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
+    partial = out.with_suffix(".partial.jsonl")  # each question's row as it is done: a crash keeps them
+    partial.unlink(missing_ok=True)
     rows = []
     for q in tqdm(questions, desc=args.name, unit="q"):
         row: dict[str, Any] = {"id": q["id"], "question": q["question"], "gold": q["answers"]}
@@ -199,6 +230,8 @@ def main() -> None:
                 if row[f"top{k}"]["right"] and not row[name]["right"]:
                     row[name].setdefault("lost_at", {})[f"top{k}"] = lost_at(rag, row[name], q["answers"])
         rows.append(row)
+        with partial.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
     methods = [*settings, *(f"top{k}" for k in ks)]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     result = {
@@ -216,10 +249,12 @@ def main() -> None:
         },
         "rows": rows,
     }
+    for name in settings:
+        result[f"quote_vs_sure_{name}"] = quote_vs_sure(rows, name)
+        result[f"replayed_{name}"] = {f"top{k}": read_first(rows, name, k) for k in ks}
     if len(settings) > 1:
         names = list(settings)
         result["paired"] |= {f"{a} - {names[0]}": paired(rows, a, names[0]) for a in names[1:]}
-    out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     table = Table(title=f"{args.name}: {len(rows)} questions, read-only")
     for column in ("method", "EM [95%]", "right", "p50 s", "reader calls", "prompt tokens"):
@@ -239,6 +274,7 @@ def main() -> None:
     for key, p in result["paired"].items():
         console.print(f"{key}: {p['em_difference']}  won {p['won']} lost {p['lost']}  p {p['mcnemar_p']}")
     console.print(f"lost at: {result['lost_at']}")
+    partial.unlink()
     console.print(f"wrote {out}")
 
 
