@@ -9,9 +9,11 @@ lost it, from the setting's trace:
 - pick:   one of its reads answered right, and the lowest-perplexity pick kept another;
 - read:   it read a passage that states the gold and answered from another line of it.
 
-Per question: seconds, reader calls and prompt tokens computed (llama.cpp's prefill; cached heads are
-not computed). A folder (`--folder`, holding docs/ and questions.jsonl) is built as a user builds it; a
-dev set (`--config`) must be built (`dvc repro eval_graph_index@<set>`).
+Per question: seconds, reader calls and prompt tokens computed (llama.cpp's prefill). Each method starts
+from the cache a served question finds (the plan and read prompt heads, `Resources.warm_prompts`), never
+from the method before it: the next method's read of the same passages would be served from the cache.
+A folder (`--folder`, holding docs/ and questions.jsonl) is built as a user builds it; a dev set
+(`--config`) must be built (`dvc repro eval_graph_index@<set>`).
 
     python -m benchmarks.search_read --folder data/own_documents/npm-docs --name npm
     python -m benchmarks.search_read --config configs/nq.yaml --start 0 --limit 40 --name nq
@@ -212,7 +214,6 @@ def main() -> None:
     settings = settings_of(args.setting or ["default"])
     ks = [int(k) for k in args.ks.split(",") if k]
     rag, questions = open_set(args)
-    rag.resources.warm_prompts()  # as a served folder is: a first question computes only its own part
     out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
     partial = out.with_suffix(".partial.jsonl")  # each question's row as it is done: a crash keeps them
     partial.unlink(missing_ok=True)
@@ -220,8 +221,10 @@ def main() -> None:
     for q in tqdm(questions, desc=args.name, unit="q"):
         row: dict[str, Any] = {"id": q["id"], "question": q["question"], "gold": q["answers"]}
         for name, setting in settings.items():
+            rag.resources.warm_prompts()  # each method meets the cache a served question meets: the prompt heads
             row[name] = loop_read(rag, q["question"], setting)
         for k in ks:
+            rag.resources.warm_prompts()
             row[f"top{k}"] = plain_read(rag, q["question"], k)
         for key in [*settings, *(f"top{k}" for k in ks)]:
             row[key]["right"] = bool(exact_match(row[key]["answer"], q["answers"]))
