@@ -52,8 +52,26 @@ def sectioned(blocks: Iterable[tuple[int, str]]) -> tuple[str | None, tuple[Sect
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*(\n|\Z)", re.S)
+_FRONT_TITLE = re.compile(r"^title:\s*['\"]?(.+?)['\"]?\s*$", re.M)
 
 
 def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]:
-    """Split markdown at its `#` headings; the first level-1 heading becomes the title."""
-    return sectioned((len(m.group(1)), m.group(2)) if (m := _HEADING.match(line)) else (0, line) for line in text.splitlines())
+    """Split markdown at its `#` headings; the title is its front matter's `title:`, else the first
+    level-1 heading. A `#` line inside fenced code is code (a shell comment), not a heading, and the
+    front matter is metadata, not a section."""
+    front_title = None
+    if front := _FRONT_MATTER.match(text):
+        found = _FRONT_TITLE.search(front.group(1))
+        front_title, text = (found.group(1) if found else None), text[front.end() :]
+
+    def blocks() -> Iterable[tuple[int, str]]:
+        fenced = False
+        for line in text.splitlines():
+            fenced ^= bool(_FENCE.match(line))
+            heading = None if fenced else _HEADING.match(line)
+            yield (len(heading.group(1)), heading.group(2)) if heading else (0, line)
+
+    title, sections = sectioned(blocks())
+    return front_title or title, sections

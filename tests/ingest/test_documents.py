@@ -71,6 +71,18 @@ def test_folder_of_txt_and_md_keeps_markdown_sections(tmp_path):
     assert docs["notes.txt"].title == "notes"
 
 
+def test_markdown_front_matter_titles_the_page_and_a_comment_in_fenced_code_is_no_heading(tmp_path):
+    """npm's pages: YAML front matter names the page, and a `# .travis.yml` line inside a code block titled
+    npm-ci's page `.travis.yml` and cut its section there."""
+    (tmp_path / "docs").mkdir()
+    page = "---\ntitle: npm-ci\nsection: 1\n---\n\n### Example\n\nRun it in CI:\n\n```yaml\n# .travis.yml\ninstall:\n- npm ci\n```\n"
+    (tmp_path / "docs/npm-ci.md").write_text(page)
+    (doc,) = read_folder_documents(tmp_path / "docs")
+    assert doc.title == "npm-ci"
+    assert [s.heading for s in doc.sections] == ["Example"] and "# .travis.yml" in doc.sections[0].text
+    assert "section: 1" not in doc.text
+
+
 def test_unknown_format_and_missing_source_are_one_line_errors(tmp_path):
     with pytest.raises(InputDataError, match="corpus source not found"):
         read_corpus(tmp_path / "nope.jsonl", "jsonl")
