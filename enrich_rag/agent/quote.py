@@ -17,14 +17,15 @@ from enrich_rag.agent.sufficiency import Evidence
 from enrich_rag.storage.passages import Passage
 from enrich_rag.text import YES_NO, content_words, normalize_answer, overlap, split_sentences, states
 
-# A line read whole, never cut into sentences: a list item, an option or a code line, a table row.
-_WHOLE_LINE = re.compile(r"^\s*([-*+•|>]|\d+[.)]\s|`|\$ |\S+\s*[:=]\s|--?\w)")
-_INDENTED = re.compile(r"^(\s{4,}|\t)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# A unit of its own: a list item (with the lines it wraps onto), a table row, an option or a field line.
+_ITEM = re.compile(r"^\s*([-*+•]\s|\d+[.)]\s|\|)")
+_CODE = re.compile(r"^(\s{4,}|\t|\$ )")
 
 
 @dataclass(frozen=True)
 class Quote:
-    text: str  # the line as written in the passage (a substring of it)
+    text: str  # the line as written in the passage, its whitespace made single
     chunk_id: str
     doc_id: str
 
@@ -33,14 +34,35 @@ class Quote:
 
 
 def lines_of(text: str) -> Iterator[str]:
-    """A passage's units: list items, option and code lines whole; prose cut into sentences."""
+    """A passage's units, whitespace made single: a list item with the lines it wraps onto, a table row,
+    a code line, each whole; a paragraph of prose cut into sentences."""
+    fenced = False
+    paragraph: list[str] = []
+    item: list[str] = []
+
+    def flush() -> Iterator[str]:
+        if item:
+            yield " ".join(" ".join(item).split())
+        if paragraph:
+            yield from split_sentences(" ".join(" ".join(paragraph).split()))
+        item.clear()
+        paragraph.clear()
+
     for line in text.splitlines():
-        if not line.strip():
-            continue
-        if _WHOLE_LINE.match(line) or _INDENTED.match(line):
-            yield line.strip()
+        if _FENCE.match(line):
+            yield from flush()
+            fenced = not fenced
+        elif not line.strip():
+            yield from flush()
+        elif fenced or (_CODE.match(line) and not item):
+            yield from flush()
+            yield " ".join(line.split())
+        elif _ITEM.match(line):
+            yield from flush()
+            item.append(line)
         else:
-            yield from split_sentences(line)
+            (item or paragraph).append(line)
+    yield from flush()
 
 
 def quote(answer: str, evidence: Sequence[Evidence], question: str) -> Quote | None:

@@ -46,17 +46,24 @@ def _passage(text: str) -> Passage:
 
 
 def test_lines_keep_list_items_and_code_whole_and_cut_prose_into_sentences():
-    text = "npm ci installs a project. It needs a lockfile.\n\n* `--omit=dev` skips dev dependencies. Really.\n    npm ci --ignore-scripts"
+    text = (
+        "npm ci installs a project. It needs\na lockfile.\n\n"
+        "* `--omit=dev` skips dev dependencies. Really,\n  it does.\n* The project **must** have a lockfile.\n\n"
+        "```bash\n# .travis.yml\nnpm ci --ignore-scripts\n```\n    indented code line"
+    )
     assert list(lines_of(text)) == [
         "npm ci installs a project.",
         "It needs a lockfile.",
-        "* `--omit=dev` skips dev dependencies. Really.",
+        "* `--omit=dev` skips dev dependencies. Really, it does.",
+        "* The project **must** have a lockfile.",
+        "# .travis.yml",
         "npm ci --ignore-scripts",
+        "indented code line",
     ]
 
 
 def test_quote_prefers_the_line_that_shares_the_question_words():
-    passage = _passage("The lockfile is package-lock.json.\nnpm ci needs package-lock.json or npm-shrinkwrap.json to install.")
+    passage = _passage("The lockfile is package-lock.json.\n\nnpm ci needs package-lock.json or npm-shrinkwrap.json to install.")
     found = quote("package-lock.json", [passage], "Which file must npm ci have to install?")
     assert found is not None and found.text.startswith("npm ci needs") and found.chunk_id == "c1"
 

@@ -116,7 +116,8 @@ function renderQuote(quote, citations) {
     box.append(text("span", "No line of what was read states this answer.", "unsure"));
     return;
   }
-  const passage = (citations.find((c) => c.chunk_id === quote.chunk_id) || {}).evidence || quote.text;
+  const cited = (citations.find((c) => c.chunk_id === quote.chunk_id) || {}).evidence || quote.text;
+  const passage = cited.replace(/\s+/g, " ");  // the quote's whitespace is made single, as here
   const at = Math.max(passage.indexOf(quote.text), 0);
   const before = passage.slice(Math.max(at - 160, 0), at);
   const after = passage.slice(at + quote.text.length, at + quote.text.length + 160);
