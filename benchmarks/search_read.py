@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from enrich_rag.agent.hops import grounded
 from enrich_rag.agent.loop import Answer
+from enrich_rag.agent.quote import lines_of
 from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -43,7 +44,8 @@ from enrich_rag.eval.metrics import exact_match
 from enrich_rag.eval.runner import load_eval
 from enrich_rag.eval.stats import bootstrap, mcnemar_exact, paired_difference
 from enrich_rag.llm.base import TokenCount
-from enrich_rag.text import states
+from enrich_rag.storage.passages import Passage
+from enrich_rag.text import content_words, states
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (2, 3, 5)
@@ -55,10 +57,21 @@ def _tokens(rag: EnrichRAG) -> TokenCount:
     return getattr(rag.resources.llm, "tokens", TokenCount())
 
 
-def plain_read(rag: EnrichRAG, question: str, k: int) -> dict[str, Any]:
-    """One reader call over the search's top k passages, whole, with the loop's answer prompt."""
+def cut(passage: Passage, question: str, after: int) -> Passage:
+    """The passage cut to its units (agent/quote.py) that share a word with the question, each with the
+    `after` units that follow it (where an option's or a heading's answer is written): the title stays."""
+    words = content_words(question)
+    units = list(lines_of(passage.text))
+    keep = {j for i, unit in enumerate(units) if words & content_words(unit) for j in range(i, min(len(units), i + 1 + after))}
+    return dataclasses.replace(passage, text="\n".join(units[i] for i in sorted(keep))) if keep else passage
+
+
+def plain_read(rag: EnrichRAG, question: str, k: int, after: int | None = None) -> dict[str, Any]:
+    """One reader call over the search's top k passages, whole (or `cut` with `after`), with the loop's
+    answer prompt."""
     before, start = _tokens(rag).copy(), time.perf_counter()
     passages = rag.search(question, k)
+    passages = passages if after is None else [cut(p, question, after) for p in passages]
     read = check_sufficiency(rag.resources.llm, question, list(passages), rag.config.llm.max_new_tokens)
     return {
         "answer": read.answer,
@@ -209,10 +222,18 @@ def main() -> None:
     parser.add_argument("--name", required=True, help="the set's name in the output file")
     parser.add_argument("--setting", action="append", default=[], help="a loop setting to run (repeatable; default: `default`)")
     parser.add_argument("--ks", default=",".join(map(str, KS)))
+    parser.add_argument(
+        "--cut",
+        default="",
+        help="also read the first k's passages cut to the units near the question's words, "
+        "each with this many units after it (comma-separated)",
+    )
+    parser.add_argument("--plain-only", action="store_true", help="only the plain reads (and cuts), no loop setting")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    settings = settings_of(args.setting or ["default"])
+    settings = {} if args.plain_only else settings_of(args.setting or ["default"])
     ks = [int(k) for k in args.ks.split(",") if k]
+    cuts = [int(a) for a in args.cut.split(",") if a]
     rag, questions = open_set(args)
     out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
     partial = out.with_suffix(".partial.jsonl")  # each question's row as it is done: a crash keeps them
@@ -226,7 +247,11 @@ def main() -> None:
         for k in ks:
             rag.resources.warm_prompts()
             row[f"top{k}"] = plain_read(rag, q["question"], k)
-        for key in [*settings, *(f"top{k}" for k in ks)]:
+        for after in cuts:
+            rag.resources.warm_prompts()
+            row[f"top{ks[0]}_cut{after}"] = plain_read(rag, q["question"], ks[0], after)
+        plain = [*(f"top{k}" for k in ks), *(f"top{ks[0]}_cut{a}" for a in cuts)]
+        for key in [*settings, *plain]:
             row[key]["right"] = bool(exact_match(row[key]["answer"], q["answers"]))
         for name in settings:
             for k in ks:
@@ -235,7 +260,8 @@ def main() -> None:
         rows.append(row)
         with partial.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
-    methods = [*settings, *(f"top{k}" for k in ks)]
+    plain = [*(f"top{k}" for k in ks), *(f"top{ks[0]}_cut{a}" for a in cuts)]
+    methods = [*settings, *plain]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     result = {
         "commit": commit,
@@ -255,6 +281,7 @@ def main() -> None:
     for name in settings:
         result[f"quote_vs_sure_{name}"] = quote_vs_sure(rows, name)
         result[f"replayed_{name}"] = {f"top{k}": read_first(rows, name, k) for k in ks}
+    result["paired"] |= {f"top{ks[0]}_cut{a} - top{ks[0]}": paired(rows, f"top{ks[0]}_cut{a}", f"top{ks[0]}") for a in cuts}
     if len(settings) > 1:
         names = list(settings)
         result["paired"] |= {f"{a} - {names[0]}": paired(rows, a, names[0]) for a in names[1:]}
