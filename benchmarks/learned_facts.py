@@ -1,0 +1,66 @@
+"""What the loop would learn from its answers: the facts each answer queues (`enrich="background"`: queued,
+not committed, so every question meets the same graph), and how many of them are facts: the share whose
+subject is a node of the built graph (not a piece of the question's text) and the share whose object is
+the gold answer. Uses only the public API, so the same file measures an older checkout (`PYTHONPATH`).
+
+    python -m benchmarks.learned_facts --folder data/own_documents/npm-docs --workspace /tmp/ws/lf --label after
+    cd /tmp/landed && PYTHONPATH=/tmp/landed python /work/main/benchmarks/learned_facts.py --folder ... --label before
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from enrich_rag.agent.records import Learned
+from enrich_rag.api import EnrichRAG
+from enrich_rag.eval.metrics import exact_match
+from enrich_rag.storage.ids import node_id
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", type=Path, required=True, help="docs/ and questions.jsonl")
+    parser.add_argument("--workspace", type=Path, required=True, help="a throwaway build (its job queue fills)")
+    parser.add_argument("--label", required=True, help="before | after: the key this run writes")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    shutil.rmtree(args.workspace / "data" / "jobs", ignore_errors=True)  # a rerun starts with an empty queue
+    rag = EnrichRAG.from_folder(args.folder / "docs", args.workspace)
+    questions = [json.loads(line) for line in (args.folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    facts: list[dict[str, Any]] = []
+    for q in tqdm(questions, desc=args.label, unit="q"):
+        answer = rag.ask(q["question"], enrich="background")
+        for record in answer.trace.records(Learned):
+            for fact in record.facts:
+                facts.append(
+                    {
+                        "question": q["question"],
+                        "subject": fact.subject,
+                        "relation": fact.relation,
+                        "object": fact.object,
+                        "evidence": fact.evidence,
+                        "subject_in_graph": rag.resources.store.node(node_id(fact.subject)) is not None,
+                        "object_is_gold": bool(exact_match(fact.object, q["answers"])),
+                    }
+                )
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path.cwd()).stdout.strip()
+    share = {k: round(sum(f[k] for f in facts) / len(facts), 3) if facts else None for k in ("subject_in_graph", "object_is_gold")}
+    run = {"commit": commit, "questions": len(questions), "facts": len(facts), **share, "rows": facts}
+    out = args.out or ROOT / "bench_results" / f"learned_facts_{args.folder.name}.json"
+    result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"folder": str(args.folder)}
+    result[args.label] = run
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"{args.label}: {len(facts)} facts from {len(questions)} answers; {share}; wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
