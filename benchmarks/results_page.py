@@ -197,6 +197,28 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "",
             *_selection_pairs(data.get("paired", {}), data.get("baseline", "")),
         ]
+    if path.name.startswith("search_read_") and "summary" in data:
+        rows = {name: {"EM": with_ci(r["em"][0], r["em"][1:])} | r for name, r in data["summary"].items()}
+        columns = ("EM", "right", "seconds_p50", "reader_calls_mean", "prefill_tokens_mean")
+        paired = [
+            f"- {k}: {with_ci(p['em_difference'][0], p['em_difference'][1:])}, won {p['won']}, lost {p['lost']}"
+            for k, p in data["paired"].items()
+        ]
+        lost = [
+            f"- where a plain read is right and {s} is not, the step that lost it: {data['lost_at'][s]}" for s in data.get("lost_at", {})
+        ]
+        return [
+            f"### The loop beside one read of its own search: {data['set']} ({data['questions']} questions, read-only)",
+            "",
+            f"From {where}. `topk`: one reader call over `EnrichRAG.search`'s top k passages, whole, with the loop's answer "
+            "prompt; tokens are the prompt tokens computed (the prompt heads cached, as a served question finds them).",
+            "",
+            *_table(rows, columns),
+            "",
+            *paired,
+            *lost,
+            "",
+        ]
     if path.name.startswith("extraction_") and "extractors" in data:
         rows = {name: r | {"pair_recall": f"{r['pair_recall']} ({r['pair']}/{r['gold']})"} for name, r in data["extractors"].items()}
         columns = ("pair_recall", "named_relation_recall", "with_relation_recall", "facts", "named_facts", "seconds_per_chunk_p50")
@@ -422,6 +444,7 @@ def render(root: Path, only: frozenset[str] | None = None) -> str:
         "reader_comparisons",
         "perplexity_signal",
         "hop_reading_",
+        "search_read_",
     )
     for path in [p for p in benches if p.name.startswith(shown_whole)]:
         lines += bench_section(path, root)
