@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -739,11 +739,17 @@ def mcp(
     try:
         import mcp.server.mcpserver  # noqa: F401  (the extra is installed)
 
-        from enrich_rag.serve.mcp_server import serve_stdio
+        from enrich_rag.serve.mcp_server import Opening, serve_stdio
     except ImportError:
         _fail(EnrichRagError("the MCP server needs the mcp SDK: pip install 'enrich-rag[mcp]'"))
     cfg = _config(params, config)
-    _with_project(cfg, lambda rag: serve_stdio(rag, enrich))
+    opening = Opening(lambda: _open(cfg))  # the tools are listed while the project opens
+    try:
+        serve_stdio(opening, enrich)
+    finally:
+        if opening.ready:
+            with suppress(EnrichRagError):
+                opening.project().close()
 
 
 @app.command("eval")

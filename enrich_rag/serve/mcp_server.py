@@ -2,16 +2,20 @@
 clients reach the user's documents as tools: `ask` (the answer with citations; each step reported as
 progress), `search` (passages, no reader), `add_text` and `list_documents`.
 
-Everything goes through the front door (`EnrichRAG`), opened once; the reader loads on the first
-`ask`. Stdout is the protocol's: the project's own output goes to stderr.
+Everything goes through the front door (`EnrichRAG`), opened once, on a thread of its own as the server
+starts (`Opening`): a client lists the tools at once (clients give a server a few seconds), a tool called
+before the project is open waits for it, and an `ask` reports that it waits. Stdout is the protocol's:
+the project's own output goes to stderr.
 """
 
 # No `from __future__ import annotations`: the SDK reads each tool's signature (its `Context` parameter
 # and argument types) at registration, so the annotations must be objects, not strings.
-from collections.abc import Generator
+import threading
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from enrich_rag.agent.stream import ANSWER, STEP
+from enrich_rag.errors import EnrichRagError
 from enrich_rag.stages.corpus_update import CorpusUpdate
 from enrich_rag.storage.corpus_changes import DocumentEntry
 from enrich_rag.storage.passages import Passage
@@ -30,6 +34,38 @@ class Project(Protocol):
     def add_text(self, text: str, doc_id: str = ..., title: str = ...) -> CorpusUpdate: ...
 
     def documents(self) -> list[DocumentEntry]: ...
+
+    def close(self) -> None: ...
+
+
+class Opening:
+    """The project opened on a thread started at once: `project()` waits for it (and raises what
+    opening it raised)."""
+
+    def __init__(self, open_project: Callable[[], Project]):
+        self._done = threading.Event()
+        self._project: Project | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._open, args=(open_project,), name="open-project", daemon=True).start()
+
+    def _open(self, open_project: Callable[[], Project]) -> None:
+        try:
+            self._project = open_project()
+        except BaseException as exc:  # handed to the tool call that waits for it
+            self._error = exc
+        finally:
+            self._done.set()
+
+    @property
+    def ready(self) -> bool:
+        return self._done.is_set()
+
+    def project(self) -> Project:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._project is not None
+        return self._project
 
 
 INSTRUCTIONS = (
@@ -56,18 +92,30 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def mcp_server(rag: Project, enrich: bool = False) -> "MCPServer":
+def mcp_server(opening: Opening, enrich: bool = False) -> "MCPServer":
     """`enrich`: may `ask` write to the graph (EnrichGraph) when the evidence is not enough."""
     import anyio.to_thread
     from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
 
     server = MCPServer("enrich-rag", instructions=INSTRUCTIONS)
 
+    async def on_project(call: Callable[[Project], Any]) -> Any:
+        """A tool's work on a worker thread, once the project is open (the event loop keeps answering); a
+        project that cannot open, or bad input, is the call's one-line error."""
+        try:
+            return await anyio.to_thread.run_sync(lambda: call(opening.project()))
+        except EnrichRagError as exc:
+            raise ToolError(str(exc)) from exc
+
     @server.tool()
     async def ask(question: str, ctx: Context) -> dict[str, Any]:
-        """Answer a question over the documents: the answer, whether the evidence settled it, and the
-        passages it rests on (a multi-hop question also returns its chain of sub-answers)."""
-        events = rag.ask(question, enrich=enrich, stream=True)
+        """Answer a question over the documents: the answer, the line of the documents that states it,
+        whether the evidence settled it, and the passages it rests on (a multi-hop question also returns
+        its chain of sub-answers)."""
+        if not opening.ready:
+            await ctx.report_progress(0, message="loading the project's indexes: the first answer waits for them")
+        events = await on_project(lambda rag: rag.ask(question, enrich=enrich, stream=True))
         done = object()
         try:
             step = 0
@@ -83,25 +131,25 @@ def mcp_server(rag: Project, enrich: bool = False) -> "MCPServer":
         raise RuntimeError("the question ended without an answer")
 
     @server.tool()
-    def search(query: str, k: int = 5) -> list[dict[str, Any]]:
+    async def search(query: str, k: int = 5) -> list[dict[str, Any]]:
         """Passages for a query, best first, with scores relative to the best (no reader: read them yourself)."""
-        return [p.to_row() | {"score": round(p.score, 4)} for p in rag.search(query, k)]
+        return await on_project(lambda rag: [p.to_row() | {"score": round(p.score, 4)} for p in rag.search(query, k)])
 
     @server.tool()
-    def add_text(text: str, title: str = "", doc_id: str = "") -> dict[str, Any]:
+    async def add_text(text: str, title: str = "", doc_id: str = "") -> dict[str, Any]:
         """Add a document given as text (markdown headings make sections). The same id again replaces it."""
-        return rag.add_text(text, doc_id, title).record()
+        return await on_project(lambda rag: rag.add_text(text, doc_id, title).record())
 
     @server.tool()
-    def list_documents(include_removed: bool = False) -> list[dict[str, Any]]:
+    async def list_documents(include_removed: bool = False) -> list[dict[str, Any]]:
         """The documents: id, title, chunks, built or added (and by which partition)."""
-        return [d.record() for d in rag.documents() if include_removed or d.status != "removed"]
+        return await on_project(lambda rag: [d.record() for d in rag.documents() if include_removed or d.status != "removed"])
 
     return server
 
 
-def serve_stdio(rag: Project, enrich: bool = False) -> None:
-    mcp_server(rag, enrich).run("stdio")
+def serve_stdio(opening: Opening, enrich: bool = False) -> None:
+    mcp_server(opening, enrich).run("stdio")
 
 
 def _citation(citation: dict[str, Any]) -> dict[str, Any]:

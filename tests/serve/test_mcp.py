@@ -63,3 +63,53 @@ def test_an_agent_asks_searches_adds_and_lists_through_the_sdk_client(gap_config
     assert "Nolan" in answer["answer"] and answer["citations"] and answer["citations"][0]["chunk_id"].startswith("inception::")
     assert answer["quote"]["doc_id"] == "inception" and "Nolan" in answer["quote"]["text"]  # the line that states it
     assert progress and progress[0].startswith("AnalyzeQuery")  # each step reported while the question ran
+
+
+def test_the_tools_are_listed_while_the_project_opens_and_a_call_waits_for_it(gap_config):
+    """The project opens on a thread as the server starts: the client lists the tools while it is still
+    opening (held open here by an event), and a tool called then answers once it is open. In-process
+    client, real project."""
+    import threading
+
+    from mcp import Client
+
+    from enrich_rag.api import EnrichRAG
+    from enrich_rag.serve.mcp_server import Opening, mcp_server
+
+    release = threading.Event()
+
+    def slow_open() -> EnrichRAG:
+        release.wait(60)
+        return EnrichRAG(gap_config)
+
+    opening = Opening(slow_open)
+
+    async def session():
+        async with Client(mcp_server(opening)) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            listed_before_open = not opening.ready
+            release.set()
+            found = _data(await client.call_tool("search", {"query": "Who directed Inception?", "k": 1}))
+            return tools, listed_before_open, found
+
+    tools, listed_before_open, found = anyio.run(session)
+    opening.project().close()
+    assert tools == {"ask", "search", "add_text", "list_documents"} and listed_before_open
+    assert found[0]["doc_id"] == "inception"
+
+
+def test_a_project_that_cannot_open_fails_the_tool_call_with_its_one_line_reason(gap_config):
+    from mcp import Client
+
+    from enrich_rag.errors import EnrichRagError
+    from enrich_rag.serve.mcp_server import Opening, mcp_server
+
+    def broken_open():
+        raise EnrichRagError("graph folder not found: /nowhere")
+
+    async def session():
+        async with Client(mcp_server(Opening(broken_open))) as client:
+            return await client.call_tool("search", {"query": "x"})
+
+    result = anyio.run(session)
+    assert result.is_error and "graph folder not found: /nowhere" in result.content[0].text
