@@ -199,7 +199,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
         ]
     if path.name.startswith("search_read_") and "summary" in data:
         rows = {name: {"EM": with_ci(r["em"][0], r["em"][1:])} | r for name, r in data["summary"].items()}
-        columns = ("EM", "right", "seconds_p50", "reader_calls_mean", "prefill_tokens_mean")
+        read_columns = ("EM", "right", "seconds_p50", "reader_calls_mean", "prefill_tokens_mean")
         paired = [
             f"- {k}: {with_ci(p['em_difference'][0], p['em_difference'][1:])}, won {p['won']}, lost {p['lost']}"
             for k, p in data["paired"].items()
@@ -213,7 +213,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
             f"From {where}. `topk`: one reader call over `EnrichRAG.search`'s top k passages, whole, with the loop's answer "
             "prompt; tokens are the prompt tokens computed (the prompt heads cached, as a served question finds them).",
             "",
-            *_table(rows, columns),
+            *_table(rows, read_columns),
             "",
             *paired,
             *lost,
