@@ -113,10 +113,10 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
 
 def lost_at(rag: EnrichRAG, row: dict[str, Any], gold: list[str]) -> str:
     """The step of the loop that lost a question its plain read answered right."""
-    if row["chain"]:
-        return "plan"
     if row["bridged"]:
         return "bridge"
+    if row["chain"]:
+        return "plan"
     texts = [p.content for p in rag.resources.passages.by_ids(row["read_chunk_ids"])]
     if not any(states(t, g) for t in texts for g in gold):
         return "choice"

@@ -143,11 +143,11 @@ class AgentConfig:
     # side-by-side hops and a composing read: on the dev runs one read answered comparisons as well or
     # better at fewer reader calls (bench_results/route_questions.json, comparisons_in_one_read).
     compare_in_one_read: bool = True
-    # With hops: plan before reading (always), or read the question whole first and plan only when that
-    # read is unsure, i.e. what it read does not state its answer (unsure; a chain that does not ground
-    # falls back to the whole read). unsure with grow: unstated halves the reader calls and loses EM on
-    # three of four dev sets (docs/guide.md, "Read first"): a setting, not the default.
-    plan_when: str = choice("always", "unsure")
+    # With hops: read the question as one first and plan only when that read is unsure (unsure: with
+    # `first_read`, when what the search's top passages say does not state its answer; a chain that does
+    # not ground falls back to the whole read), or plan before reading (always). On documentation a Plan
+    # call before a read that states its answer cost calls and answers (bench_results/search_read_npm.json).
+    plan_when: str = choice("unsure", "always")
     # How a whole read widens its context: while its perplexity is over the threshold and still falling
     # (perplexity), or while what it read does not state its answer (unstated: a read that states it is not
     # read again to confirm it).

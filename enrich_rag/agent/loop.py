@@ -202,6 +202,7 @@ class SearchRound:
     subgraph: Subgraph = field(default_factory=Subgraph)
     ranked: tuple[Passage, ...] = ()  # the round's PageRank passages: what EnrichGraph reads first
     grounded: bool = True  # a hop's read: what it read states its answer
+    searched: bool = False  # the search's first read, which states its answer (no bridge check reads past it)
 
     def better_than(self, other: SearchRound) -> bool:
         """A grounded read beats an ungrounded one; then the lower perplexity."""
@@ -336,7 +337,8 @@ class Agent:
             plan = self._plan(asked) if self._plans(asked) else one_hop(asked.question)
             return self._whole(asked) if plan.kind == ONE_HOP else self._chain(asked, plan)
         whole = self._one_read(asked)
-        unsure = not whole.grounded if self.config.grow == "unstated" else whole.perplexity >= self.ppl_threshold
+        by_statement = self.config.first_read or self.config.grow == "unstated"
+        unsure = not whole.grounded if by_statement else whole.perplexity >= self.ppl_threshold
         if not unsure or not self._plans(asked) or (plan := self._plan(asked)).kind == ONE_HOP:
             return self._whole(asked, whole)
         hops, chained = self._chain(asked, plan)
@@ -346,7 +348,7 @@ class Agent:
         """The question read as one (`best`: already read); a question that names a thing by a description
         is then checked for a stop at that bridge (`agent.bridge_check`)."""
         best = best or self._one_read(asked)
-        if self.config.hops and self.config.bridge_check and (bridged := self._bridge(asked, best)):
+        if self.config.hops and self.config.bridge_check and not best.searched and (bridged := self._bridge(asked, best)):
             return bridged
         return [], best
 
@@ -363,7 +365,7 @@ class Agent:
         if first.grounded:
             with asked.trace.step(Tool.ANALYZE_DECIDE, perplexity=recorded(first.perplexity), threshold=self.ppl_threshold) as step:
                 step.record = Decided(ANSWER, "what the search's top passages say states the answer")
-            return first
+            return dataclasses.replace(first, searched=True)
         rounds = self._rounds(asked)
         rounds.grounded = rounds.best is not None and stated(rounds.best)
         return rounds if rounds.better_than(first) else first

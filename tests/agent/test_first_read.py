@@ -7,7 +7,7 @@ from __future__ import annotations
 from enrich_rag.agent.quote import lines_of, quote
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
-from tests.agent.conftest import loop_agent, step_outputs
+from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
 
 ASKED = "Where was Christopher Nolan born?"
 
@@ -79,3 +79,24 @@ def test_a_fact_line_is_quoted_by_its_sentence():
     fact = Edge("npm ci", "needs", "package-lock.json", "npm ci needs package-lock.json.", "c9", "d9")
     found = quote("package-lock.json", [fact], "What does npm ci need?")
     assert found is not None and (found.text, found.chunk_id) == ("npm ci needs package-lock.json.", "c9")
+
+
+def test_read_first_a_stated_first_read_needs_no_plan_and_no_bridge_check(world, tmp_path, spacy_extractor):
+    """The default (`plan_when: unsure` with `first_read`): the question is read over the search's top
+    passages before any Plan call; a read that states its answer is the answer, and no bridge check reads
+    past it (on documentation it read on past right answers: bench_results/search_read_npm.json)."""
+    options = {"hops": True, "plan_when": "unsure", "first_read": 3, "bridge_check": True}
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 4.0)], **options)
+    answer = agent.answer("Who is the director of Inception?", allow_enrich=False)
+    assert "Plan" not in answer.trace.tools() and "Bridge" not in answer.trace.tools()
+    assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan" and answer.quote is not None
+
+
+def test_read_first_an_unstated_first_read_is_planned(world, tmp_path, spacy_extractor):
+    options = {"hops": True, "plan_when": "unsure", "first_read": 3, "max_iterations": 1}
+    script = [("Paris", 1.1), ("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
+    answer = agent.answer(QUESTION, allow_enrich=False)
+    tools = answer.trace.tools()
+    assert tools.index("Plan") > tools.index("CheckSufficiency")  # read first, planned after
+    assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
