@@ -99,6 +99,7 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
         "answer": answer.answer,
         "quote": answer.quote.to_dict() if answer.quote else None,
         "sure": answer.sure,
+        "under_threshold": answer.perplexity < answer.threshold,  # the perplexity rule's sure
         "seconds": round(time.perf_counter() - start, 3),
         "reader_calls": _reader_calls(answer),
         **_tokens(rag).since(before),
@@ -180,7 +181,11 @@ def quote_vs_sure(rows: list[dict[str, Any]], setting: str) -> dict[str, Any]:
         r[setting]["quoted"] = r[setting]["quote"] is not None
     right = [r for r in rows if r[setting]["right"]]
     stating = [r for r in right if r[setting]["quote"] and any(states(r[setting]["quote"]["text"], g) for g in r["gold"])]
-    return {"sure": split("sure"), "quoted": split("quoted"), "right_with_quote_stating_gold": [len(stating), len(right)]}
+    return {
+        "under_threshold": split("under_threshold"),
+        "quoted": split("quoted"),
+        "right_with_quote_stating_gold": [len(stating), len(right)],
+    }
 
 
 def open_set(args: argparse.Namespace) -> tuple[EnrichRAG, list[dict[str, Any]]]:

@@ -290,8 +290,9 @@ class Agent:
         text = self._compared(asked, best)
         cited, chain = citations(best.evidence), [h.record() for h in hops]
         confidence = self._confidence(asked, text, best, chain)
-        if confidence is None:
-            sure = best.perplexity < self.ppl_threshold and best.grounded and all(h.grounded for h in hops)
+        line = quote(text, best.evidence, question)
+        if confidence is None:  # a line that states it told right from wrong where perplexity flagged none sure (agent/quote.py)
+            sure = line is not None and best.grounded and all(h.grounded for h in hops)
         else:
             sure = confidence >= self.config.sure_confidence
         if when is not None and self.config.learn and (facts := self._taught(asked, hops, best)):
@@ -301,7 +302,7 @@ class Agent:
         trace.seconds = round(time.perf_counter() - start, 4)
         queued = [r.job.id for r in trace.records(Queued)]
         subgraph = best.subgraph.to_dict()
-        line = None if text == NOT_FOUND else quote(text, best.evidence, question)
+        line = None if text == NOT_FOUND else line
         return Answer(question, text, best.perplexity, sure, cited, subgraph, trace, self.ppl_threshold, chain, confidence, queued, line)
 
     def _confidence(self, asked: Asked, text: str, best: SearchRound, chain: list[dict[str, Any]]) -> float | None:
