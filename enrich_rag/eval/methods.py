@@ -78,7 +78,7 @@ class CountingLLM:
 ENTITY_FIRST = {"selection": "entity_first"}
 # name -> agent overrides, for the methods that change how the loop runs rather than what it reads. The
 # context ablations compare ways of choosing one context, so they read the question as one (`hops` off).
-ONE_READ = {"hops": False}
+ONE_READ = {"hops": False, "first_read": 0}
 AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_random": {"enrich_targets": "random"},
     "enrichrag_beyond": {"enrich_targets": "beyond_context"},
@@ -86,7 +86,9 @@ AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_single": ONE_READ,
     "enrichrag_no_bridge": {"bridge_check": False},
     "enrichrag_routed": {"route": True},
-    "enrichrag_read_first": {"plan_when": "unsure", "grow": "unstated"},
+    "enrichrag_read_first": {"plan_when": "unsure", "grow": "unstated", "first_read": 0},
+    "enrichrag_plan_first": {"plan_when": "always"},
+    "enrichrag_landed": {"plan_when": "always", "first_read": 0},
     "graph_only": ONE_READ,
     "pcst_no_facts": ONE_READ,
     "entity_first": ONE_READ,
@@ -105,7 +107,9 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "enrichrag_single": (False, {}),  # the whole question read at once (the loop before plans): the ablation
     "enrichrag_no_bridge": (False, {}),  # the hop loop without the bridge check on questions kept whole: its ablation
     "enrichrag_routed": (False, {}),  # the hop loop that plans only what the parse routes to the planner (agent/route.py)
-    "enrichrag_read_first": (False, {}),  # read whole first, plan only when that read does not state its answer
+    "enrichrag_read_first": (False, {}),  # the tree's read first (not the search's), plan only when it does not state its answer
+    "enrichrag_plan_first": (False, {}),  # a Plan call before the search's first read (`plan_when: always`)
+    "enrichrag_landed": (False, {}),  # plan first and read the tree (`first_read: 0`): the loop before the search's first read
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
     "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced
