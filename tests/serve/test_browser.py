@@ -32,6 +32,24 @@ def _chromium():
     return webdriver.Chrome(service=Service(DRIVER), options=options)
 
 
+def _ask_scripted(driver, config, session, question: str, read_only: bool = True) -> None:
+    """Serve `session`'s app, ask `question` on the page (the page's writes off when `read_only`) and wait
+    for its answer."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from enrich_rag.serve.app import create_app
+
+    with serving(create_app(config, session)) as url:
+        driver.get(url)
+        WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+        if read_only:
+            driver.find_element(By.ID, "allow-enrich").click()
+        driver.find_element(By.ID, "question").send_keys(question)
+        driver.find_element(By.ID, "ask").click()
+        WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+
+
 @pytest.fixture
 def server(gap_config, tmp_path):
     import httpx
@@ -124,7 +142,6 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     from selenium.webdriver.support.ui import WebDriverWait
 
     from enrich_rag.api import EnrichRAG
-    from enrich_rag.serve.app import create_app
     from tests.scripted_llm import ScriptedLLM
 
     plan = CHAIN_PLAN
@@ -132,13 +149,7 @@ def test_the_page_lists_a_planned_questions_hops_and_draws_their_passages(gap_co
     session = EnrichRAG(plans_first, llm=ScriptedLLM([(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
     try:
-        with serving(create_app(plans_first, session)) as url:
-            driver.get(url)
-            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
-            driver.find_element(By.ID, "allow-enrich").click()
-            driver.find_element(By.ID, "question").send_keys("Where was the director of Inception born?")
-            driver.find_element(By.ID, "ask").click()
-            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        _ask_scripted(driver, plans_first, session, "Where was the director of Inception born?")
         assert driver.find_element(By.ID, "answer").text == "London", driver.find_element(By.ID, "status").text
         hops = driver.find_elements(By.CSS_SELECTOR, "#chain li")
         assert [h.get_attribute("data-hop") for h in hops] == ["1", "2"] and "Christopher Nolan" in hops[0].text
@@ -156,10 +167,8 @@ def test_the_page_marks_a_hop_answered_from_a_learned_fact(gap_config, spacy_ext
     """A first session learns the chain's facts (written before the answer returns, `enrich="now"`); the
     page's question shares the first hop, which is shown as learned. Readers scripted as above."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     from enrich_rag.api import EnrichRAG
-    from enrich_rag.serve.app import create_app
     from tests.scripted_llm import ScriptedLLM
 
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, plan_when="always", enrich_when="now"))
@@ -171,12 +180,7 @@ def test_the_page_marks_a_hop_answered_from_a_learned_fact(gap_config, spacy_ext
     session = EnrichRAG(config, llm=ScriptedLLM([(plan, 2.0), ("1970", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
     try:
-        with serving(create_app(config, session)) as url:
-            driver.get(url)
-            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
-            driver.find_element(By.ID, "question").send_keys("When was the director of Inception born?")
-            driver.find_element(By.ID, "ask").click()
-            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        _ask_scripted(driver, config, session, "When was the director of Inception born?", read_only=False)
         assert driver.find_element(By.ID, "answer").text == "1970", driver.find_element(By.ID, "status").text
         hops = driver.find_elements(By.CSS_SELECTOR, "#chain li")
         assert f"learned earlier: fact {learned['Who directed Inception?']}" in hops[0].text and "learned" not in hops[1].text
@@ -190,23 +194,15 @@ def test_the_page_highlights_the_line_that_states_the_answer_inside_its_passage(
     """The reader is scripted (one answer, which the search's first read states); the server, page, search
     and indexes are real."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     from enrich_rag.api import EnrichRAG
-    from enrich_rag.serve.app import create_app
     from tests.scripted_llm import ScriptedLLM
 
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, first_read=3, hops=False))
     session = EnrichRAG(config, llm=ScriptedLLM([("London", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
     try:
-        with serving(create_app(config, session)) as url:
-            driver.get(url)
-            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
-            driver.find_element(By.ID, "allow-enrich").click()
-            driver.find_element(By.ID, "question").send_keys("Where was Christopher Nolan born?")
-            driver.find_element(By.ID, "ask").click()
-            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+        _ask_scripted(driver, config, session, "Where was Christopher Nolan born?")
         assert driver.find_element(By.ID, "answer").text == "London", driver.find_element(By.ID, "status").text
         marked = driver.find_element(By.CSS_SELECTOR, "#quote mark")
         assert marked.text == "Nolan was born in London in 1970."
