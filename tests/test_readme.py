@@ -25,6 +25,7 @@ def test_the_readme_python_example_runs(tmp_path, monkeypatch):
     exec(compile(example, "README.md", "exec"), namespace)
     rag, answer = namespace["rag"], namespace["answer"]
     assert "Nolan" in answer.answer and answer.citations
+    assert answer.quote is not None and "Nolan" in answer.quote.text  # the line that states it
     assert (tmp_path / "graph.graphml").is_file() and rag.graph.verify() == []
     assert (tmp_path / "workspaces/folder/config.yaml").is_file()
     rag.close()
