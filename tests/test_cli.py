@@ -209,7 +209,7 @@ def test_version_prints_the_installed_version():
 
 def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
     """The CLI prints the corpus model's confidence beside the perplexity, and an unsure answer says its
-    chance of being wrong; without a model it says no line states it (what `sure` means then)."""
+    chance of being wrong; without a model it gives the perplexity against the threshold, as before."""
     from enrich_rag.agent.loop import Answer
     from enrich_rag.agent.trace import Trace
     from enrich_rag.cli.main import _print_answer
@@ -222,7 +222,7 @@ def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
 
     _print_answer(Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05), as_json=False)
     out = " ".join(capsys.readouterr().out.split())
-    assert "confidence" not in out and "no line of what was read states it" in out
+    assert "confidence" not in out and "perplexity 1.20, threshold 1.05" in out
 
 
 def test_graph_learned_lists_facts_and_forget_hides_one_until_rolled_back(gap_config, spacy_extractor, tmp_path):

@@ -291,8 +291,8 @@ class Agent:
         cited, chain = citations(best.evidence), [h.record() for h in hops]
         confidence = self._confidence(asked, text, best, chain)
         line = quote(text, best.evidence, question)
-        if confidence is None:  # a line that states it told right from wrong where perplexity flagged none sure (agent/quote.py)
-            sure = line is not None and best.grounded and all(h.grounded for h in hops)
+        if confidence is None:  # a stating line alone called wrong answers sure on held-out docs (agent/quote.py)
+            sure = best.perplexity < self.ppl_threshold and best.grounded and all(h.grounded for h in hops)
         else:
             sure = confidence >= self.config.sure_confidence
         if when is not None and self.config.learn and (facts := self._taught(asked, hops, best)):

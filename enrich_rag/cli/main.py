@@ -175,7 +175,7 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
         why = (
             f"confidence {answer.confidence:.2f}: this corpus's model gives it a {1 - answer.confidence:.0%} chance of being wrong"
             if answer.confidence is not None
-            else "no line of what was read states it, or a hop's answer"
+            else f"the evidence read did not settle it: perplexity {answer.perplexity:.2f}, threshold {answer.threshold:.2f}"
         )
         out.print(f"[yellow]Not sure ({why}). Check the evidence below; --abstain answers nothing instead.[/yellow]")
     cites = Table(title="evidence")
