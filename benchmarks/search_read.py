@@ -239,6 +239,9 @@ def main() -> None:
     settings = {} if args.plain_only else settings_of(args.setting or ["default"])
     ks = [int(k) for k in args.ks.split(",") if k]
     cuts = [int(a) for a in args.cut.split(",") if a]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()  # the code it runs
     rag, questions = open_set(args)
     out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
     partial = out.with_suffix(".partial.jsonl")  # each question's row as it is done: a crash keeps them
@@ -267,7 +270,6 @@ def main() -> None:
             f.write(json.dumps(row) + "\n")
     plain = [*(f"top{k}" for k in ks), *(f"top{ks[0]}_cut{a}" for a in cuts)]
     methods = [*settings, *plain]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     result = {
         "commit": commit,
         "set": args.name,
