@@ -241,7 +241,7 @@ def main() -> None:
     cuts = [int(a) for a in args.cut.split(",") if a]
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()  # the code it runs
+    ).stdout.strip()  # what it runs
     rag, questions = open_set(args)
     out = args.out or ROOT / "bench_results" / f"search_read_{args.name}.json"
     partial = out.with_suffix(".partial.jsonl")  # each question's row as it is done: a crash keeps them
