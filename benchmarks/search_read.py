@@ -35,7 +35,6 @@ from tqdm import tqdm
 
 from enrich_rag.agent.hops import grounded
 from enrich_rag.agent.loop import Answer
-from enrich_rag.agent.quote import lines_of
 from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -43,9 +42,9 @@ from enrich_rag.eval.datasets import load_questions
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.eval.runner import load_eval
 from enrich_rag.eval.stats import bootstrap, mcnemar_exact, paired_difference
+from enrich_rag.evidence.lines import near_question
 from enrich_rag.llm.base import TokenCount
-from enrich_rag.storage.passages import Passage
-from enrich_rag.text import content_words, states
+from enrich_rag.text import states
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (2, 3, 5)
@@ -57,21 +56,12 @@ def _tokens(rag: EnrichRAG) -> TokenCount:
     return getattr(rag.resources.llm, "tokens", TokenCount())
 
 
-def cut(passage: Passage, question: str, after: int) -> Passage:
-    """The passage cut to its units (agent/quote.py) that share a word with the question, each with the
-    `after` units that follow it (where an option's or a heading's answer is written): the title stays."""
-    words = content_words(question)
-    units = list(lines_of(passage.text))
-    keep = {j for i, unit in enumerate(units) if words & content_words(unit) for j in range(i, min(len(units), i + 1 + after))}
-    return dataclasses.replace(passage, text="\n".join(units[i] for i in sorted(keep))) if keep else passage
-
-
 def plain_read(rag: EnrichRAG, question: str, k: int, after: int | None = None) -> dict[str, Any]:
     """One reader call over the search's top k passages, whole (or `cut` with `after`), with the loop's
     answer prompt."""
     before, start = _tokens(rag).copy(), time.perf_counter()
     passages = rag.search(question, k)
-    passages = passages if after is None else [cut(p, question, after) for p in passages]
+    passages = passages if after is None else [near_question(p, question, after) for p in passages]
     read = check_sufficiency(rag.resources.llm, question, list(passages), rag.config.llm.max_new_tokens)
     return {
         "answer": read.answer,

@@ -39,7 +39,7 @@ def main() -> None:
     for run_path, workspace in zip(args.run, args.workspace, strict=True):
         run = json.loads(run_path.read_text(encoding="utf-8"))
         chunks = workspace / "data" / "corpus" / "chunks.parquet"
-        texts = dict(duckdb.sql(f"SELECT chunk_id, title || ': ' || text FROM read_parquet('{chunks}')").fetchall())
+        texts = dict(duckdb.connect().execute("SELECT chunk_id, title || ': ' || text FROM read_parquet(?)", [str(chunks)]).fetchall())
         plain = [m for m in run["summary"] if m.startswith("top") and "cut" not in m]
         result[run["set"]] = {"run": str(run_path), "commit": run["commit"], **{m: bounds(run["rows"], texts, m) for m in plain}}
         print(run["set"], {m: result[run["set"]][m] for m in plain})

@@ -136,6 +136,9 @@ class AgentConfig:
     # whole, in one reader call; only when that read does not state its answer do the tree's rounds read it
     # (0: the tree's rounds only).
     first_read: int = bounded(3, ge=0, le=20)
+    # The first read keeps of each passage its units (sentences, list items, code lines) that share a word
+    # with the question and this many units after each, the title kept (-1: passages whole).
+    first_read_cut: int = bounded(1, ge=-1, le=20)
     # With hops: plan only a question whose parse shows a comparison or a description of a thing it names
     # (agent/route.py); any other is read as one without a Plan call.
     route: bool = False

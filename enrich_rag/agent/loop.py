@@ -81,6 +81,7 @@ from enrich_rag.agent.trace import Step, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
+from enrich_rag.evidence.lines import near_question
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
 from enrich_rag.index.graph_index import search_graph
@@ -373,13 +374,14 @@ class Agent:
 
     def _search_read(self, asked: Asked, stated: Callable[[Sufficiency], bool]) -> SearchRound:
         """One read of the search's top `agent.first_read` passages (GraphRank's order, topped up from the
-        search: what `EnrichRAG.search` returns), whole."""
+        search: what `EnrichRAG.search` returns), each cut to the units near the question's words
+        (`agent.first_read_cut`; evidence/lines.py)."""
         k = self.config.first_read
         with asked.trace.step(Tool.GRAPH_RANK, query=asked.question, round=0) as step:
             hits = self.search(asked.question)
             ranking = self.rank(asked.analysis, hits)
             step.record = Ranked.of(ranking)
-        top = top_passages(ranking, hits, k)
+        top = [near_question(p, asked.question, self.config.first_read_cut) for p in top_passages(ranking, hits, k)]
         nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
         sub = Subgraph(nodes=nodes, evidence=list(top))
         with asked.trace.step(Tool.ENRICH_CONTEXT, query=asked.question, budget=k, round=0) as step:

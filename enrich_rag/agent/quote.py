@@ -10,19 +10,14 @@ search_read_*.json, `quote_vs_sure_default`). A line that states it does not mak
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from enrich_rag.agent.sufficiency import Evidence
+from enrich_rag.evidence.lines import lines_of
 from enrich_rag.storage.passages import Passage
-from enrich_rag.text import YES_NO, content_words, normalize_answer, overlap, split_sentences, states
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
-# A unit of its own: a list item (with the lines it wraps onto), a table row, an option or a field line.
-_ITEM = re.compile(r"^\s*([-*+•]\s|\d+[.)]\s|\|)")
-_CODE = re.compile(r"^(\s{4,}|\t|\$ )")
+from enrich_rag.text import YES_NO, content_words, normalize_answer, overlap, states
 
 
 @dataclass(frozen=True)
@@ -33,38 +28,6 @@ class Quote:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def lines_of(text: str) -> Iterator[str]:
-    """A passage's units, whitespace made single: a list item with the lines it wraps onto, a table row,
-    a code line, each whole; a paragraph of prose cut into sentences."""
-    fenced = False
-    paragraph: list[str] = []
-    item: list[str] = []
-
-    def flush() -> Iterator[str]:
-        if item:
-            yield " ".join(" ".join(item).split())
-        if paragraph:
-            yield from split_sentences(" ".join(" ".join(paragraph).split()))
-        item.clear()
-        paragraph.clear()
-
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            yield from flush()
-            fenced = not fenced
-        elif not line.strip():
-            yield from flush()
-        elif fenced or (_CODE.match(line) and not item):
-            yield from flush()
-            yield " ".join(line.split())
-        elif _ITEM.match(line):
-            yield from flush()
-            item.append(line)
-        else:
-            (item or paragraph).append(line)
-    yield from flush()
 
 
 def quote(answer: str, evidence: Sequence[Evidence], question: str) -> Quote | None:

@@ -4,7 +4,8 @@ read the loop keeps, which a real model cannot be made to answer on demand."""
 
 from __future__ import annotations
 
-from enrich_rag.agent.quote import lines_of, quote
+from enrich_rag.agent.quote import quote
+from enrich_rag.evidence.lines import lines_of, near_question
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
@@ -100,3 +101,12 @@ def test_read_first_an_unstated_first_read_is_planned(world, tmp_path, spacy_ext
     tools = answer.trace.tools()
     assert tools.index("Plan") > tools.index("CheckSufficiency")  # read first, planned after
     assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
+
+
+def test_a_passage_is_cut_to_the_units_near_the_question_and_the_one_after_each():
+    passage = _passage("npm ci needs a lockfile.\n\nThe weather is fine.\n\n* `--omit=dev`\n* skips dev dependencies.\n* unrelated item.")
+    cut = near_question(passage, "What does --omit do?", 1)
+    assert cut.text == "* `--omit=dev`\n* skips dev dependencies." and cut.title == passage.title
+    assert near_question(passage, "What is the weather?", 0).text == "The weather is fine."
+    assert near_question(passage, "Who won in 1970?", 1) == passage  # no unit shares a word: whole
+    assert near_question(passage, "What does --omit do?", -1) == passage
