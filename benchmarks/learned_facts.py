@@ -37,8 +37,17 @@ def main() -> None:
     rag = EnrichRAG.from_folder(args.folder / "docs", args.workspace)
     questions = [json.loads(line) for line in (args.folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     facts: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
     for q in tqdm(questions, desc=args.label, unit="q"):
         answer = rag.ask(q["question"], enrich="background")
+        answers.append(
+            {
+                "question": q["question"],
+                "gold": q["answers"],
+                "answer": answer.answer,
+                "right": bool(exact_match(answer.answer, q["answers"])),
+            }
+        )
         for record in answer.trace.records(Learned):
             for fact in record.facts:
                 facts.append(
@@ -54,7 +63,8 @@ def main() -> None:
                 )
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path.cwd()).stdout.strip()
     share = {k: round(sum(f[k] for f in facts) / len(facts), 3) if facts else None for k in ("subject_in_graph", "object_is_gold")}
-    run = {"commit": commit, "questions": len(questions), "facts": len(facts), **share, "rows": facts}
+    right = sum(a["right"] for a in answers)
+    run = {"commit": commit, "questions": len(questions), "right": right, "facts": len(facts), **share, "rows": facts, "answers": answers}
     out = args.out or ROOT / "bench_results" / f"learned_facts_{args.folder.name}.json"
     result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"folder": str(args.folder)}
     result[args.label] = run
