@@ -22,6 +22,7 @@ from enrich_rag.serve.conversation import Turn
 
 MODEL = "enrich-rag"
 SOURCES_HEADER = "\n\nSources:"
+QUOTE_PREFIX = "\n\n> "  # the line that states the answer, between the answer and its sources
 SNIPPET_CHARS = 160
 
 
@@ -65,8 +66,10 @@ def turn_key(question: str, answer: str) -> str:
 
 
 def answer_text(content: str) -> str:
-    """An assistant message this endpoint wrote, without the sources appended to it."""
-    return content.split(SOURCES_HEADER, 1)[0].strip()
+    """An assistant message this endpoint wrote, without the line and the sources appended to it."""
+    for appended in (QUOTE_PREFIX, SOURCES_HEADER):
+        content = content.split(appended, 1)[0]
+    return content.strip()
 
 
 def previous_turn(messages: list[ChatMessage], known: Any) -> tuple[str, Turn | None]:
@@ -86,7 +89,7 @@ def reply_text(answer: dict[str, Any]) -> str:
 
 def stated(line: dict[str, Any] | None) -> str:
     """The line of the documents that states the answer, quoted under it (nothing when none does)."""
-    return f"\n\n> {line['text']} ({line['doc_id']})" if line else ""
+    return f"{QUOTE_PREFIX}{line['text']} ({line['doc_id']})" if line else ""
 
 
 def sources(citations: list[dict[str, Any]]) -> str:

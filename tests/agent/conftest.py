@@ -40,7 +40,9 @@ def world(tmp_path_factory, spacy_extractor):
         base,
         paths=paths,
         corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
-        agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5),
+        # the tree's loop (no search first read, plan first): what these tests take apart; loop_agent and
+        # tests/agent/test_first_read.py set the first read where they test it
+        agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5, first_read=0, plan_when="always"),
         extraction=dataclasses.replace(base.extraction, deep="spacy"),
     )  # enriched by `spacy_extractor`
     prepare_corpus(config)

@@ -142,9 +142,8 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     data = json.loads(result.stdout)
     assert "Nolan" in data["answer"] and data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
     steps = [s["tool"] for s in data["trace"]["steps"]]
-    assert steps[:5] == ["AnalyzeQuery", "Plan", "GraphRank", "EnrichContext", "CheckSufficiency"]  # a one-hop plan: read as one
-    selection = data["trace"]["steps"][3]["outputs"]["selection"]  # entity-first evidence, on by default
-    assert "Inception" in selection["entities"] and selection["stop_reason"]
+    assert steps[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]  # read first, before any plan
+    assert data["trace"]["steps"][2]["outputs"]["selection"] == {"read": "search", "k": 3}  # the search's top passages
     assert committed_partitions(Path(gap_config.paths.graph)) == ["seed"]  # --no-enrich wrote nothing
     bad = runner.invoke(app, ["graph", "rollback", "enrich-nope", "--params", str(params)])
     assert bad.exit_code == 1 and "no partition 'enrich-nope'" in bad.output

@@ -290,7 +290,10 @@ def test_a_question_its_wait_left_too_little_time_gets_503_with_retry_after_not_
 def test_enrichment_starts_only_when_the_measured_round_fits_the_time_left(gap_config, embedded_llm, spacy_extractor):
     """A fixed reserve guessed for one corpus and reader let a newcomer's question start an enrichment
     that ran it past its limit (504 at 60.8 s): the server plans with the rounds it has timed."""
-    waits = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, enrich_when="now"))
+    # the tree's loop, which enriches an unsure read (a first read of the search that states its answer does not)
+    waits = dataclasses.replace(
+        gap_config, agent=dataclasses.replace(gap_config.agent, enrich_when="now", first_read=0, plan_when="always")
+    )
     session = EnrichRAG(waits, llm=embedded_llm, extractor=spacy_extractor)
     with _client_with(waits, session, enrich_reserve_s=0, query_timeout_s=120) as client:
         client = _authorised(client)

@@ -53,7 +53,7 @@ def test_a_streamed_completion_sends_steps_as_reasoning_then_the_answer(chat):
     content = "".join(c.choices[0].delta.content or "" for c in chunks)
     first_content = next(i for i, c in enumerate(chunks) if c.choices[0].delta.content)
     assert any(r and r.startswith("AnalyzeQuery") for r in reasoning[:first_content])  # steps come before the answer
-    assert content.startswith("Christopher Nolan\n\nSources:\n[1] ")
+    assert content.startswith("Christopher Nolan\n\n> Christopher Nolan directed Inception. (inception)\n\nSources:\n[1] ")
     assert chunks[-1].choices[0].finish_reason == "stop" and len({c.id for c in chunks}) == 1
 
 
