@@ -183,6 +183,7 @@ class Asked:
     enrich_later: bool = False  # an enrichment is queued to run after the answer, not waited for
     time_for_enrichment: Callable[[], bool] | None = None
     recalled: bool = False  # the question itself was answered from a learned fact
+    searched: tuple[GraphRanking, list[Passage]] | None = None  # the first read's search and GraphRank, reused by round 0
     # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
     done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
 
@@ -381,6 +382,7 @@ class Agent:
             hits = self.search(asked.question)
             ranking = self.rank(asked.analysis, hits)
             step.record = Ranked.of(ranking)
+        asked.searched = (ranking, hits)
         top = [near_question(p, asked.question, self.config.first_read_cut) for p in top_passages(ranking, hits, k)]
         nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
         sub = Subgraph(nodes=nodes, evidence=list(top))
@@ -605,6 +607,9 @@ class Agent:
     ) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
         """The round's corpus search, done once and only when used (a surfaced retry of a list strategy
         needs none), and GraphRank over it when the strategy reads the graph."""
+        if round_ == 0 and analysis is asked.analysis and asked.searched and choice.reads_graph:
+            ranking, found = asked.searched  # the first read searched and ranked this question already
+            return ranking, lambda: found
         hits = functools.cache(lambda: self.search(analysis.question))
         if not choice.reads_graph:
             return None, hits

@@ -33,6 +33,7 @@ def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(wor
     answer = agent.answer(ASKED, allow_enrich=False)
     assert answer.trace.tools()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
     assert answer.trace.tools().count("CheckSufficiency") >= 2
+    assert answer.trace.tools().count("GraphRank") == 1  # the tree's round reuses the first read's search and ranking
     assert answer.answer == "London" and answer.quote is not None
 
 
