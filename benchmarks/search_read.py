@@ -34,7 +34,6 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.hops import grounded
-from enrich_rag.agent.loop import Answer
 from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -48,7 +47,6 @@ from enrich_rag.text import states
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = (2, 3, 5)
-READER_TOOLS = ("Plan", "CheckSufficiency", "Compare")
 STEPS = ("plan", "bridge", "choice", "pick", "read")
 
 
@@ -73,11 +71,6 @@ def plain_read(rag: EnrichRAG, question: str, k: int, after: int | None = None) 
     }
 
 
-def _reader_calls(answer: Answer) -> int:
-    reads = answer.trace.records(Read)
-    return sum(str(s.tool) in READER_TOOLS for s in answer.trace.steps) - sum(r.reused for r in reads)
-
-
 def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[str, Any]:
     agent_config = dataclasses.replace(rag.config.agent, **setting.get("agent", {}))
     evidence = dataclasses.replace(rag.config.evidence, **setting.get("evidence", {}))
@@ -91,7 +84,7 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
         "sure": answer.sure,
         "under_threshold": answer.perplexity < answer.threshold,  # the perplexity rule's sure
         "seconds": round(time.perf_counter() - start, 3),
-        "reader_calls": _reader_calls(answer),
+        "reader_calls": answer.trace.reader_calls(),
         **_tokens(rag).since(before),
         "planned": plan.plan.kind if plan else None,
         "chain": bool(answer.chain),

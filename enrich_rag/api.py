@@ -12,7 +12,7 @@ the only place that opens a project's stores, reconciles them and builds an agen
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -233,3 +233,14 @@ class EnrichRAG:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_workspaces(params: Path | str, overlays: Mapping[str, Path | str | None]) -> dict[str, EnrichRAG]:
+    """Several built folders in one process (a server's workspaces), by name: each its own project (graph,
+    indexes, jobs), the first with the configured reader and every other with that same one (the reader
+    is most of a process's memory)."""
+    opened: dict[str, EnrichRAG] = {}
+    for name, overlay in overlays.items():
+        shared = next(iter(opened.values())).resources.llm if opened else None
+        opened[name] = EnrichRAG(load_config(params, overlay), params, overlay, llm=shared)
+    return opened

@@ -40,13 +40,9 @@ def test_errors_are_one_line_with_nonzero_exit(built_small, tmp_path):
     assert missing.exit_code == 1 and "config file not found" in missing.output
 
 
-def test_demo_without_questions_on_a_plain_corpus_is_one_error(built_small, tmp_path):
-    import yaml
-
-    params = tmp_path / "plain.yaml"
-    params.write_text(yaml.safe_dump({"paths": dict(built_small.paths.__dict__), "corpus": dict(built_small.corpus.__dict__)}))
-    result = CliRunner().invoke(app, ["demo", "--params", str(params)])
-    assert result.exit_code == 1 and result.output.startswith("error: demo needs questions") and "Traceback" not in result.output
+def test_demo_on_a_folder_without_docs_is_one_error(tmp_path):
+    result = CliRunner().invoke(app, ["demo", "--folder", str(tmp_path)])
+    assert result.exit_code == 1 and result.output.startswith(f"error: {tmp_path}: no docs/ folder") and "Traceback" not in result.output
 
 
 @pytest.mark.slow  # the real reader answers
@@ -64,9 +60,12 @@ def test_demo_answers_questions_with_gold_citations_and_seconds(built_small, tmp
     params.write_text(yaml.safe_dump({"paths": dict(built_small.paths.__dict__), "llm": {"backend": "llamacpp", "model": "gemma-270m"}}))
     result = CliRunner().invoke(app, ["demo", "--params", str(params), "--questions", str(questions), "--json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    report = json.loads(result.stdout)
+    rows = report["questions"]
+    assert report["built_s"] is None and report["ready_s"] > 0  # asked over the build it was given
     assert [r["gold"] for r in rows] == [["Christopher Nolan"], ["London"]]
-    assert all(r["seconds"] > 0 and r["citations"] for r in rows)
+    assert all(r["seconds"] > 0 and r["citations"] and r["reader_calls"] >= 1 for r in rows)
+    assert rows[0]["answered_at_s"] >= report["ready_s"]
     assert "Nolan" in rows[0]["answer"] and rows[0]["correct"] == (rows[0]["answer"] == "Christopher Nolan")
 
 

@@ -17,6 +17,7 @@ from enrich_rag.agent.sufficiency import recorded
 from enrich_rag.errors import EnrichRagError
 
 R = TypeVar("R")
+_READER_TOOLS = (Tool.PLAN, Tool.CHECK_SUFFICIENCY, Tool.COMPARE)
 
 
 class QueryStopped(EnrichRagError):
@@ -87,6 +88,11 @@ class Trace:
     def first(self, kind: type[R]) -> R | None:
         found = self.records(kind)
         return found[0] if found else None
+
+    def reader_calls(self) -> int:
+        """Calls of the reader while answering (a read of a context read before calls nothing; an
+        enrichment's extraction calls are its job's, not counted here)."""
+        return sum(s.tool in _READER_TOOLS for s in self.steps) - sum(r.reused for r in self.records(Read))
 
     def enrichment_seconds(self) -> float | None:
         """What enriching cost this question: the first EnrichGraph and every step after it (the

@@ -264,78 +264,123 @@ def _followed(events: Iterator[dict[str, Any]], live: bool) -> dict[str, Any]:
     raise EnrichRagError("the question ended without an answer")
 
 
+BUNDLED_DOCS = Path("data/own_documents/click-docs")  # under the project root: docs/ and questions.jsonl
+
+
 @app.command()
 def demo(
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
     count: int = typer.Option(5, "--count", min=1, max=100, help="how many questions"),
-    questions: Path | None = typer.Option(None, "--questions", help="normalised QA JSONL (default: the bundled corpus)"),
+    folder: Path | None = typer.Option(
+        None, "--folder", help="a folder holding docs/ (the documents) and questions.jsonl (default: the bundled Click docs)"
+    ),
+    questions: Path | None = typer.Option(
+        None, "--questions", help="normalised QA JSONL; without --folder, asked over the build of --params/--config"
+    ),
     enrichment: bool = typer.Option(
         False, "--enrichment", help="instead: a question the seed graph gets wrong, answered before and after deep enrichment"
     ),
     as_json: JsonOption = False,
 ) -> None:
-    """Answer the first bundled questions without enrichment: answer, gold, citations, seconds."""
+    """Build a small folder of documentation into a workspace and answer its first questions (written
+    before any answer was seen): answer, the line it is stated in, seconds, reader calls."""
     import time
 
     from enrich_rag.eval.datasets import load_questions
-    from enrich_rag.eval.metrics import exact_match
 
     if enrichment:
         _enrichment_story(params, config, as_json)
         return
-    cfg = _config(params, config)
+    start = time.perf_counter()
+    built_s = None
     try:
-        if questions is None and cfg.corpus.format != "benchmark":
-            raise EnrichRagError(
-                "demo needs questions: pass --questions FILE (normalised QA JSONL), or build the "
-                "bundled benchmark corpus (corpus.format: benchmark)"
-            )
-        items = load_questions(questions or cfg.corpus.source, "normalized")[:count]
+        if folder is not None or questions is None:
+            folder = folder or params.resolve().parent / BUNDLED_DOCS
+            config = _built_folder(folder, params)
+            questions = questions or folder / "questions.jsonl"
+            built_s = time.perf_counter() - start
+        cfg = _config(params, config)
+        items = load_questions(questions, "normalized")[:count]
         rag = _open(cfg)
-        loading = time.perf_counter()
         rag.resources.warm(enrich=False)  # each question's seconds are then its own, not the models' loading
         rag.resources.warm_prompts()
-        ready_s = time.perf_counter() - loading
-        rows = []
-        for item in items:
-            start = time.perf_counter()
-            answer = rag.ask(item.question, enrich=False)
-            rows.append(
-                {
-                    "question": item.question,
-                    "answer": answer.answer,
-                    "gold": list(item.answers),
-                    "correct": bool(exact_match(answer.answer, list(item.answers))),
-                    "citations": [c.source for c in answer.citations],
-                    "chain": [f"{h['question']} -> {h['answer'] or '(none)'}" for h in answer.chain],
-                    "seconds": round(time.perf_counter() - start, 2),
-                }
-            )
+        ready_s = time.perf_counter() - start
+        rows = [_demo_row(rag, item, start) for item in items]
     except EnrichRagError as exc:
         _fail(exc)
     reader = rag.resources.llm.name
     rag.close()
+    report = {
+        "reader": reader,
+        "config": str(config) if config else None,
+        "built_s": built_s and round(built_s, 1),
+        "ready_s": round(ready_s, 1),
+        "questions": rows,
+    }
     if as_json:
-        _emit(rows, True)
-    else:  # one block per question: readable at 80 columns, where a five-column table wraps each over six lines
-        out = Console()
-        out.print(f"[bold]{len(rows)} bundled questions[/bold], reader {reader}, graph as built (no enrichment)")
-        out.print(f"[dim]models loaded and the reader's prompts cached in {ready_s:.1f} s[/dim]")
-        for i, r in enumerate(rows, 1):
-            mark = "[green]✓[/green]" if r["correct"] else "[red]✗[/red]"
-            out.print(f"\n{i}. {escape(r['question'])}")
-            gold = escape(" / ".join(r["gold"]))
-            out.print(f"   {mark} {escape(r['answer'] or '(no answer)')}   [dim]gold: {gold}   {r['seconds']:.1f} s[/dim]")
-            if r["chain"]:  # a planned question's hops: how it got there, not where it read
-                out.print(f"   [dim]hops: {escape('; '.join(r['chain']))}[/dim]")
-            out.print(f"   [dim]cited: {escape('; '.join(r['citations']))}[/dim]")
-        out.print(f"\n{sum(r['correct'] for r in rows)} of {len(rows)} exactly right")
-    if not as_json:
-        console.print(
-            'Ask your own: [bold]enrich-rag query "your question"[/bold] (add --no-enrich to leave the graph '
-            "as it is).  Web page: [bold]enrich-rag serve[/bold], then open http://127.0.0.1:8000"
-        )
+        _emit(report, True)
+        return
+    _print_demo(report, folder)
+
+
+def _built_folder(folder: Path, params: Path) -> Path:
+    """The folder's docs/ built (or brought up to date) in `workspaces/<folder name>`; its overlay."""
+    from enrich_rag.stages.folder import WORKSPACES, build_folder
+
+    if not (folder / "docs").is_dir():
+        raise EnrichRagError(f"{folder}: no docs/ folder in it (the demo builds <folder>/docs and asks <folder>/questions.jsonl)")
+    console.print(f"building {folder / 'docs'} (once; a rebuild skips what is up to date)")
+    return build_folder(folder / "docs", WORKSPACES / folder.resolve().name, params)
+
+
+def _demo_row(rag, item, start: float) -> dict[str, Any]:
+    import time
+
+    from enrich_rag.eval.metrics import exact_match
+
+    asked = time.perf_counter()
+    answer = rag.ask(item.question, enrich=False)
+    done = time.perf_counter()
+    return {
+        "question": item.question,
+        "answer": answer.answer,
+        "gold": list(item.answers),
+        "correct": bool(exact_match(answer.answer, list(item.answers))),
+        "quote": answer.quote.to_dict() if answer.quote else None,
+        "citations": [c.source for c in answer.citations],
+        "chain": [f"{h['question']} -> {h['answer'] or '(none)'}" for h in answer.chain],
+        "seconds": round(done - asked, 2),
+        "answered_at_s": round(done - start, 1),  # since the demo started: its build and loading included
+        "reader_calls": answer.trace.reader_calls(),
+    }
+
+
+def _print_demo(report: dict[str, Any], folder: Path | None) -> None:
+    """One block per question: readable at 80 columns, where a table wraps each over six lines."""
+    rows, out = report["questions"], Console()
+    where = f"{folder / 'docs'}" if folder else "the project's build"
+    out.print(f"[bold]{len(rows)} questions over {escape(where)}[/bold], reader {report['reader']}, no enrichment")
+    built = f"built in {report['built_s']:.1f} s, " if report["built_s"] is not None else ""
+    out.print(f"[dim]{built}models loaded and the reader's prompts cached {report['ready_s']:.1f} s after the start[/dim]")
+    for i, r in enumerate(rows, 1):
+        mark = "[green]✓[/green]" if r["correct"] else "[red]✗[/red]"
+        out.print(f"\n{i}. {escape(r['question'])}")
+        gold = escape(" / ".join(r["gold"]))
+        calls = f"{r['reader_calls']} reader call{'s' * (r['reader_calls'] != 1)}"
+        out.print(f"   {mark} {escape(r['answer'] or '(no answer)')}   [dim]gold: {gold}   {r['seconds']:.1f} s, {calls}[/dim]")
+        if r["quote"]:
+            out.print(f"   [dim]stated in {escape(r['quote']['doc_id'])}:[/dim] “{escape(r['quote']['text'])}”")
+        if r["chain"]:  # a planned question's hops: how it got there, not where it read
+            out.print(f"   [dim]hops: {escape('; '.join(r['chain']))}[/dim]")
+        out.print(f"   [dim]cited: {escape('; '.join(r['citations']))}[/dim]")
+    first = f"; the first answer {rows[0]['answered_at_s']:.0f} s after the start" if rows else ""
+    out.print(f"\n{sum(r['correct'] for r in rows)} of {len(rows)} exactly right{first}")
+    overlay = f" --config {report['config']}" if report["config"] else ""
+    console.print(
+        f'Ask it your own: [bold]enrich-rag query "your question"{overlay}[/bold]; your documents: [bold]enrich-rag build '
+        f"YOUR_FOLDER[/bold]. Web page: [bold]enrich-rag serve{overlay}[/bold], then open http://127.0.0.1:8000"
+    )
 
 
 def _enrichment_story(params: Path, config: Path | None, as_json: bool) -> None:
@@ -668,50 +713,70 @@ def graph_show(
 def serve(
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
+    workspace: Annotated[
+        list[str] | None,
+        typer.Option(help="a built folder to serve, NAME=PATH (repeatable: one server, one reader, each at /w/NAME/)"),
+    ] = None,
     host: Annotated[str, typer.Option(help="bind address; loopback by default")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
     allowed_host: Annotated[list[str] | None, typer.Option(help="another Host name clients use (repeatable)")] = None,
     processes: Annotated[int, typer.Option(min=1, max=64, help="worker processes (they share the graph store and model weights)")] = 1,
 ) -> None:
-    """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra)."""
+    """HTTP API and web page: ask questions, see passages, subgraph and trace (needs the `serve` extra).
+    With --workspace, several built folders at once: the page picks one, the API takes /w/NAME/api/...,
+    the OpenAI endpoint lists each as model `enrich-rag/NAME`; the first also answers /api/...."""
     try:
         import uvicorn
 
         from enrich_rag.serve.access import TOKEN_FILE, is_loopback, load_or_create_token
-        from enrich_rag.serve.app import SERVE_ENV, create_app, warm_server
+        from enrich_rag.serve.app import SERVE_ENV, WORKSPACE_PREFIX, served_app, warm_server
         from enrich_rag.serve.client import advertise, withdraw
     except ImportError:
         _fail(EnrichRagError("the web service needs FastAPI and uvicorn: pip install 'enrich-rag[serve]'"))
-    cfg = _config(params, config)
+    from enrich_rag.stages.folder import served_workspaces
+
+    try:
+        overlays: dict[str, Path | None] = dict(served_workspaces(workspace)) if workspace else {"default": config}
+    except EnrichRagError as exc:
+        _fail(exc)
+    cfg = _config(params, next(iter(overlays.values())))
     target: Any
     if processes == 1:
         try:
-            target = create_app(cfg, host=host, allowed_hosts=tuple(allowed_host or ()))
+            target = served_app(params, overlays, host, tuple(allowed_host or ()))
         except EnrichRagError as exc:
             _fail(exc)
         with console.status("loading the indexes and models (once, before the first question)"):
-            warm_server(target.state.resources, enrich=cfg.agent.allow_enrich)
-        token_path, token_created = target.state.token_path, target.state.token_created
-    else:  # each worker opens and warms its own app (`app_from_environment`); the token is made here, once
-        token_path = Path(cfg.paths.root) / TOKEN_FILE
-        token_created = load_or_create_token(token_path)[1]
-        spec = {"params": str(params), "overlay": str(config) if config else None, "host": host, "allowed_hosts": list(allowed_host or ())}
-        os.environ[SERVE_ENV] = json.dumps(spec)
+            warm_server(target, enrich=cfg.agent.allow_enrich)
+        tokens = [(n, s.token_path, s.token_created) for n, s in target.state.servers.items()]
+    else:  # each worker opens and warms its own app (`app_from_environment`); the tokens are made here, once
+        tokens = []
+        for name, overlay in overlays.items():
+            token_path = Path(_config(params, overlay).paths.root) / TOKEN_FILE
+            tokens.append((name, token_path, load_or_create_token(token_path)[1]))
+        spec = {"params": str(params), "workspaces": {n: str(o) if o else None for n, o in overlays.items()}}
+        os.environ[SERVE_ENV] = json.dumps(spec | {"host": host, "allowed_hosts": list(allowed_host or ())})
         target = "enrich_rag.serve.app:app_from_environment"
         console.print(f"{processes} worker processes load the indexes and models before they take questions")
     url = f"http://{host if is_loopback(host) or host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}"
     console.print(f"EnrichRAG on {url}  (OpenAPI: /docs; health: /api/health)")
-    if token_created:
-        token = token_path.read_text(encoding="utf-8").strip()
-        console.print(
-            f"write token (shown once; kept in {token_path}, readable by you only): {token}\n"
-            f"open {url}/#token={token} to let the page enrich, roll back and save settings"
-        )
-    else:
-        console.print(f"writes (enrichment, rollback, settings) need the token in {token_path}")
+    for name, token_path, created in tokens:
+        where = f"workspace {name}: " if workspace else ""
+        page = f"{url}/#workspace={name}&token=" if workspace else f"{url}/#token="
+        if created:
+            token = token_path.read_text(encoding="utf-8").strip()
+            console.print(
+                f"{where}write token (shown once; kept in {token_path}, readable by you only): {token}\n"
+                f"open {page}{token} to let the page enrich, roll back and save settings"
+            )
+        else:
+            console.print(f"{where}writes (enrichment, rollback, settings) need the token in {token_path}")
     if not is_loopback(host):
         console.print(f"[yellow]bound to {host}: reachable from the network; every API call needs the token[/yellow]")
-    advertise(cfg.paths.root, url)
+    # `enrich-rag query` on a served folder asks this server (`serve/client.py`): each workspace at its own path.
+    roots = {Path(t[1]).parent: f"{url}{WORKSPACE_PREFIX}{t[0]}" if workspace else url for t in tokens}
+    for root, address in roots.items():
+        advertise(root, address)
     try:
         # Connections beyond the queue are refused at once by uvicorn too, never left to pile up.
         uvicorn.run(
@@ -724,13 +789,17 @@ def serve(
             factory=processes > 1,
         )
     finally:
-        withdraw(cfg.paths.root)
+        for root in roots:
+            withdraw(root)
 
 
 @app.command()
 def mcp(
     params: ParamsOption = Path("params.yaml"),
     config: OverlayOption = None,
+    workspace: Annotated[
+        list[str] | None, typer.Option(help="a built folder to serve, NAME=PATH (repeatable: each tool then takes `workspace`)")
+    ] = None,
     enrich: bool = typer.Option(False, "--enrich", help="let `ask` write to the graph when the evidence is not enough"),
 ) -> None:
     """A Model Context Protocol server on stdio: `ask`, `search`, `add_text`, `list_documents` (needs the `mcp` extra).
@@ -742,14 +811,23 @@ def mcp(
         from enrich_rag.serve.mcp_server import Opening, serve_stdio
     except ImportError:
         _fail(EnrichRagError("the MCP server needs the mcp SDK: pip install 'enrich-rag[mcp]'"))
-    cfg = _config(params, config)
-    opening = Opening(lambda: _open(cfg))  # the tools are listed while the project opens
+    from enrich_rag.api import open_workspaces
+    from enrich_rag.stages.folder import served_workspaces
+
     try:
-        serve_stdio(opening, enrich)
+        overlays: dict[str, Path | None] = dict(served_workspaces(workspace)) if workspace else {"default": config}
+    except EnrichRagError as exc:
+        _fail(exc)
+    def open_projects() -> dict[str, Any]:  # an EnrichRAG each: its overloaded `ask` is the protocol's
+        return dict(open_workspaces(params, overlays))
+
+    opening = Opening(open_projects)  # the tools are listed while the projects open
+    try:
+        serve_stdio(opening, enrich, tuple(overlays) if workspace else ())
     finally:
-        if opening.ready:
+        for project in opening.projects():
             with suppress(EnrichRagError):
-                opening.project().close()
+                project.close()
 
 
 @app.command("eval")

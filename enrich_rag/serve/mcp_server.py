@@ -4,14 +4,15 @@ progress), `search` (passages, no reader), `add_text` and `list_documents`.
 
 Everything goes through the front door (`EnrichRAG`), opened once, on a thread of its own as the server
 starts (`Opening`): a client lists the tools at once (clients give a server a few seconds), a tool called
-before the project is open waits for it, and an `ask` reports that it waits. Stdout is the protocol's:
-the project's own output goes to stderr.
+before the project is open waits for it, and an `ask` reports that it waits. Several workspaces (built
+folders) may be served at once, one reader for all: each tool takes `workspace` (default: the first).
+Stdout is the protocol's: the project's own output goes to stderr.
 """
 
 # No `from __future__ import annotations`: the SDK reads each tool's signature (its `Context` parameter
 # and argument types) at registration, so the annotations must be objects, not strings.
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from enrich_rag.agent.stream import ANSWER, STEP
@@ -39,18 +40,18 @@ class Project(Protocol):
 
 
 class Opening:
-    """The project opened on a thread started at once: `project()` waits for it (and raises what
-    opening it raised)."""
+    """The workspaces' projects, opened on a thread started at once: `project(workspace)` waits for
+    them (and raises what opening them raised)."""
 
-    def __init__(self, open_project: Callable[[], Project]):
+    def __init__(self, open_projects: Callable[[], Mapping[str, Project]]):
         self._done = threading.Event()
-        self._project: Project | None = None
+        self._projects: dict[str, Project] = {}
         self._error: BaseException | None = None
-        threading.Thread(target=self._open, args=(open_project,), name="open-project", daemon=True).start()
+        threading.Thread(target=self._open, args=(open_projects,), name="open-project", daemon=True).start()
 
-    def _open(self, open_project: Callable[[], Project]) -> None:
+    def _open(self, open_projects: Callable[[], Mapping[str, Project]]) -> None:
         try:
-            self._project = open_project()
+            self._projects = dict(open_projects())
         except BaseException as exc:  # handed to the tool call that waits for it
             self._error = exc
         finally:
@@ -60,12 +61,20 @@ class Opening:
     def ready(self) -> bool:
         return self._done.is_set()
 
-    def project(self) -> Project:
+    def project(self, workspace: str = "") -> Project:
+        """`workspace`: a served workspace's name ("": the first)."""
         self._done.wait()
         if self._error is not None:
             raise self._error
-        assert self._project is not None
-        return self._project
+        if not workspace:
+            return next(iter(self._projects.values()))
+        if workspace not in self._projects:
+            raise EnrichRagError(f"no workspace '{workspace[:60]}' here; served: {', '.join(self._projects)}")
+        return self._projects[workspace]
+
+    def projects(self) -> list[Project]:
+        """Those opened (none while opening, or when it failed)."""
+        return list(self._projects.values()) if self.ready else []
 
 
 INSTRUCTIONS = (
@@ -84,38 +93,41 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
         "confidence": answer.get("confidence"),
         "perplexity": answer["perplexity"],
         "quote": answer.get("quote"),
-        "citations": [
-            {k: c[k] for k in ("kind", "chunk_id", "doc_id", "evidence")} | {"source": c.get("title") or c.get("fact")}
-            for c in answer["citations"]
-        ],
+        "citations": [_citation(c) for c in answer["citations"]],
         "chain": [{k: h.get(k) for k in ("question", "answer", "grounded")} for h in answer.get("chain", [])],
     }
 
 
-def mcp_server(opening: Opening, enrich: bool = False) -> "MCPServer":
-    """`enrich`: may `ask` write to the graph (EnrichGraph) when the evidence is not enough."""
+def mcp_server(opening: Opening, enrich: bool = False, workspaces: tuple[str, ...] = ()) -> "MCPServer":
+    """`enrich`: may `ask` write to the graph (EnrichGraph) when the evidence is not enough.
+    `workspaces`: the names served, told to the client (none: one project)."""
     import anyio.to_thread
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer("enrich-rag", instructions=INSTRUCTIONS)
+    named = (
+        f" Workspaces (separate document collections): {', '.join(workspaces)}; pass `workspace` to pick one (default: {workspaces[0]})."
+        if len(workspaces) > 1
+        else ""
+    )
+    server = MCPServer("enrich-rag", instructions=INSTRUCTIONS + named)
 
-    async def on_project(call: Callable[[Project], Any]) -> Any:
+    async def on_project(call: Callable[[Project], Any], workspace: str) -> Any:
         """A tool's work on a worker thread, once the project is open (the event loop keeps answering); a
-        project that cannot open, or bad input, is the call's one-line error."""
+        project that cannot open, an unknown workspace or bad input is the call's one-line error."""
         try:
-            return await anyio.to_thread.run_sync(lambda: call(opening.project()))
+            return await anyio.to_thread.run_sync(lambda: call(opening.project(workspace)))
         except EnrichRagError as exc:
             raise ToolError(str(exc)) from exc
 
     @server.tool()
-    async def ask(question: str, ctx: Context) -> dict[str, Any]:
+    async def ask(question: str, ctx: Context, workspace: str = "") -> dict[str, Any]:
         """Answer a question over the documents: the answer, the line of the documents that states it,
         whether the evidence settled it, and the passages it rests on (a multi-hop question also returns
         its chain of sub-answers)."""
         if not opening.ready:
             await ctx.report_progress(0, message="loading the project's indexes: the first answer waits for them")
-        events = await on_project(lambda rag: rag.ask(question, enrich=enrich, stream=True))
+        events = await on_project(lambda rag: rag.ask(question, enrich=enrich, stream=True), workspace)
         done = object()
         try:
             step = 0
@@ -131,25 +143,25 @@ def mcp_server(opening: Opening, enrich: bool = False) -> "MCPServer":
         raise RuntimeError("the question ended without an answer")
 
     @server.tool()
-    async def search(query: str, k: int = 5) -> list[dict[str, Any]]:
+    async def search(query: str, k: int = 5, workspace: str = "") -> list[dict[str, Any]]:
         """Passages for a query, best first, with scores relative to the best (no reader: read them yourself)."""
-        return await on_project(lambda rag: [p.to_row() | {"score": round(p.score, 4)} for p in rag.search(query, k)])
+        return await on_project(lambda rag: [p.to_row() | {"score": round(p.score, 4)} for p in rag.search(query, k)], workspace)
 
     @server.tool()
-    async def add_text(text: str, title: str = "", doc_id: str = "") -> dict[str, Any]:
+    async def add_text(text: str, title: str = "", doc_id: str = "", workspace: str = "") -> dict[str, Any]:
         """Add a document given as text (markdown headings make sections). The same id again replaces it."""
-        return await on_project(lambda rag: rag.add_text(text, doc_id, title).record())
+        return await on_project(lambda rag: rag.add_text(text, doc_id, title).record(), workspace)
 
     @server.tool()
-    async def list_documents(include_removed: bool = False) -> list[dict[str, Any]]:
+    async def list_documents(include_removed: bool = False, workspace: str = "") -> list[dict[str, Any]]:
         """The documents: id, title, chunks, built or added (and by which partition)."""
-        return await on_project(lambda rag: [d.record() for d in rag.documents() if include_removed or d.status != "removed"])
+        return await on_project(lambda rag: [d.record() for d in rag.documents() if include_removed or d.status != "removed"], workspace)
 
     return server
 
 
-def serve_stdio(opening: Opening, enrich: bool = False) -> None:
-    mcp_server(opening, enrich).run("stdio")
+def serve_stdio(opening: Opening, enrich: bool = False, workspaces: tuple[str, ...] = ()) -> None:
+    mcp_server(opening, enrich, workspaces).run("stdio")
 
 
 def _citation(citation: dict[str, Any]) -> dict[str, Any]:

@@ -50,10 +50,10 @@ def chat_error(message: str, status: int) -> tuple[dict[str, Any], int]:
     return {"error": {"message": message, "type": kind, "code": None}}, status
 
 
-def checked(request: ChatRequest) -> str | None:
+def checked(request: ChatRequest, models: tuple[str, ...] = (MODEL,)) -> str | None:
     """What is wrong with the request, in one line (None: it can be answered)."""
-    if request.model != MODEL:
-        return f"model '{request.model[:80]}' is not served here; GET /v1/models lists '{MODEL}'"
+    if request.model not in models:
+        return f"model '{request.model[:80]}' is not served here; GET /v1/models lists {', '.join(repr(m) for m in models)}"
     if request.messages[-1].role != "user" or not request.messages[-1].text().strip():
         return "the last message must be the user's question, as text"
     return None
@@ -104,14 +104,14 @@ def sources(citations: list[dict[str, Any]]) -> str:
     return SOURCES_HEADER + "\n" + "\n".join(lines)
 
 
-def _envelope(kind: str, completion_id: str, created: int) -> dict[str, Any]:
-    return {"id": completion_id, "object": kind, "created": created, "model": MODEL}
+def _envelope(kind: str, completion_id: str, created: int, model: str) -> dict[str, Any]:
+    return {"id": completion_id, "object": kind, "created": created, "model": model}
 
 
-def completion(answer: dict[str, Any]) -> dict[str, Any]:
+def completion(answer: dict[str, Any], model: str = MODEL) -> dict[str, Any]:
     """A whole answer as a `chat.completion`; the EnrichRAG answer itself rides along under `enrich_rag`."""
     content = reply_text(answer)
-    return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())) | {
+    return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model) | {
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no tokens billed: a local reader
         "enrich_rag": answer,
@@ -121,8 +121,8 @@ def completion(answer: dict[str, Any]) -> dict[str, Any]:
 class ChunkWriter:
     """A question's events (`agent/stream.py`) as `chat.completion.chunk`s, one completion id for all."""
 
-    def __init__(self) -> None:
-        self.envelope = _envelope("chat.completion.chunk", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()))
+    def __init__(self, model: str = MODEL) -> None:
+        self.envelope = _envelope("chat.completion.chunk", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model)
         self.started = False
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

@@ -65,12 +65,15 @@ def _awaited(ticket: Ticket) -> asyncio.Future:
 
 
 class Server:
-    def __init__(self, config: Config, rag: EnrichRAG, host: str, allowed_hosts: tuple[str, ...]):
+    """One workspace as the routes see it. `admission`: the line of another workspace whose reader this
+    one shares (one reader, one line); by default a line of its own."""
+
+    def __init__(self, config: Config, rag: EnrichRAG, host: str, allowed_hosts: tuple[str, ...], admission: Admission | None = None):
         self.config, self.rag = config, rag
         serve = config.serve
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
-        self.admission = Admission(serve.workers, serve.queue_size, serve.expected_question_s)
+        self.admission = admission or Admission(serve.workers, serve.queue_size, serve.expected_question_s)
         rag.resources.questions_first(self.admission.idle)  # an enrichment round's reader calls wait for questions
         self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)
         self.token_path = Path(config.paths.root) / TOKEN_FILE

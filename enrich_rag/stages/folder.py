@@ -11,6 +11,7 @@ enrichments, so a second folder never overwrites the first. A rebuild sets only 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,25 @@ def write_overlay(folder: Path, workspace: Path) -> Path:
             encoding="utf-8",
         )
     return overlay
+
+
+WORKSPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+def served_workspaces(specs: list[str]) -> dict[str, Path]:
+    """`NAME=PATH` (or `PATH`, named by its folder): PATH a built workspace (its folder, or its
+    config.yaml); the overlay of each, by name, in the order given."""
+    overlays: dict[str, Path] = {}
+    for spec in specs:
+        name, _, where = spec.rpartition("=")
+        path = Path(where)
+        overlay = path / OVERLAY if path.is_dir() else path
+        name = name or (path.name if path.is_dir() else path.parent.name)
+        if not WORKSPACE_NAME.fullmatch(name):
+            raise InputDataError(f"workspace name '{name[:60]}': use letters, digits, '_', '-', '.' (at most 40), as NAME=PATH")
+        if name in overlays:
+            raise InputDataError(f"workspace '{name}' is given twice")
+        if not overlay.is_file():
+            raise InputDataError(f"{where}: not a built workspace (no {OVERLAY}; `enrich-rag build FOLDER` makes one)")
+        overlays[name] = overlay
+    return overlays

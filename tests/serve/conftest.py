@@ -7,6 +7,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -34,3 +37,23 @@ def serving(app) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+FOLDERS = {
+    "bridges": {"zorblat.md": "# Zorblat Bridge\n\nThe Zorblat Bridge crosses the river Quell. It was built in 1911 by Ada Quince.\n"},
+    "towers": {"plimsoll.md": "# Plimsoll Tower\n\nThe Plimsoll Tower stands in the town of Varno. It is 84 metres tall.\n"},
+}
+
+
+def build_two_workspaces(tmp_path: Path) -> dict[str, Path]:
+    """Two folders of one page each, built as a user builds them (`enrich-rag build`): name -> overlay."""
+    from enrich_rag.stages.folder import build_folder
+
+    overlays = {}
+    for name, files in FOLDERS.items():
+        folder = tmp_path / "folders" / name
+        folder.mkdir(parents=True)
+        for file, text in files.items():
+            (folder / file).write_text(text, encoding="utf-8")
+        overlays[name] = build_folder(folder, tmp_path / "workspaces" / name, PROJECT_ROOT / "params.yaml")
+    return overlays

@@ -82,7 +82,7 @@ def test_the_tools_are_listed_while_the_project_opens_and_a_call_waits_for_it(ga
         release.wait(60)
         return EnrichRAG(gap_config)
 
-    opening = Opening(slow_open)
+    opening = Opening(lambda: {"default": slow_open()})
 
     async def session():
         async with Client(mcp_server(opening)) as client:
@@ -108,7 +108,7 @@ def test_a_project_that_cannot_open_fails_the_tool_call_with_its_one_line_reason
         raise EnrichRagError("graph folder not found: /nowhere")
 
     async def session():
-        async with Client(mcp_server(Opening(broken_open))) as client:
+        async with Client(mcp_server(Opening(lambda: {"default": broken_open()}))) as client:
             return await client.call_tool("search", {"query": "x"})
 
     result = anyio.run(session)

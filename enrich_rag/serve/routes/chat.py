@@ -11,21 +11,26 @@ from enrich_rag.agent.loop import validate_question
 from enrich_rag.agent.stream import OnStep
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve.admission import Busy, Ticket
-from enrich_rag.serve.openai_chat import MODEL, ChatRequest, ChunkWriter, chat_error, checked, completion, previous_turn
+from enrich_rag.serve.openai_chat import ChatRequest, ChunkWriter, chat_error, checked, completion, previous_turn
 from enrich_rag.serve.server import Asking, Server, busy_reply, sse
 
 
-def router(server: Server) -> APIRouter:
+def router(models: dict[str, Server]) -> APIRouter:
+    """`models`: the workspace each model name answers from."""
     routes = APIRouter()
 
     @routes.get("/v1/models")
     def chat_models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": server.started, "owned_by": "enrich-rag"}]}
+        return {
+            "object": "list",
+            "data": [{"id": m, "object": "model", "created": s.started, "owned_by": "enrich-rag"} for m, s in models.items()],
+        }
 
     @routes.post("/v1/chat/completions")
     async def chat_completions(request: ChatRequest, http: Request) -> Any:
-        if problem := checked(request):
+        if problem := checked(request, tuple(models)):
             return JSONResponse(*chat_error(problem, 404 if problem.startswith("model") else 400))
+        server = models[request.model]
         question, previous = previous_turn(request.messages, server.conversations.last)
         try:
             question = validate_question(question)
@@ -36,7 +41,7 @@ def router(server: Server) -> APIRouter:
             return server.submit(Asking(question, previous), http, on_step)
 
         if request.stream:
-            writer = ChunkWriter()
+            writer = ChunkWriter(request.model)
             return server.events_response(start, http, lambda e: "".join(sse(c) for c in writer.chunks(e)), done="data: [DONE]\n\n")
         try:
             ticket = start()
@@ -45,6 +50,6 @@ def router(server: Server) -> APIRouter:
         result = await server.outcome(ticket, http)
         if isinstance(result, Busy):
             return busy_reply(result)
-        return JSONResponse(*chat_error(result[1], result[0])) if isinstance(result, tuple) else completion(result)
+        return JSONResponse(*chat_error(result[1], result[0])) if isinstance(result, tuple) else completion(result, request.model)
 
     return routes

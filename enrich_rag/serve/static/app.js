@@ -11,18 +11,46 @@ function text(tag, content, cls) {
   return el;
 }
 
-// Writes (enrichment, rollback, settings) need the server's token: opened once as /#token=..., kept
-// in this browser's storage, and taken out of the address bar.
-const tokenInUrl = new URLSearchParams(location.hash.slice(1)).get("token");
-if (tokenInUrl) {
-  localStorage.setItem("enrichrag-token", tokenInUrl);
-  history.replaceState(null, "", location.pathname);
+// A server may serve several workspaces (built folders): the page asks the one picked, through
+// /w/NAME/api/..., and remembers the pick. Writes (enrichment, rollback, settings) need that workspace's
+// token: opened once as /#token=... (or #workspace=NAME&token=...), kept in this browser's storage, and
+// taken out of the address bar.
+const opened = new URLSearchParams(location.hash.slice(1));
+let workspace = null;  // null: the server's only workspace, asked at /api/...
+let token = null;
+
+const tokenKey = (name) => (name ? `enrichrag-token:${name}` : "enrichrag-token");
+const route = (path) => (workspace ? `/w/${encodeURIComponent(workspace)}${path}` : path);
+
+async function pickWorkspace() {
+  const listed = await (await fetch("/api/workspaces")).json();
+  const names = listed.workspaces.map((w) => w.name);
+  const several = names.length > 1;
+  const asked = opened.get("workspace") || localStorage.getItem("enrichrag-workspace");
+  workspace = several ? (names.includes(asked) ? asked : listed.default) : null;
+  if (opened.get("token")) {
+    localStorage.setItem(tokenKey(several ? opened.get("workspace") || listed.default : null), opened.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  const select = $("workspace");
+  select.replaceChildren(...listed.workspaces.map((w) => Object.assign(text("option", w.name), {value: w.name, title: w.corpus})));
+  select.hidden = !several;
+  useWorkspace(workspace);
 }
-const token = localStorage.getItem("enrichrag-token");
+
+function useWorkspace(name) {
+  workspace = name;
+  if (name) {
+    $("workspace").value = name;
+    localStorage.setItem("enrichrag-workspace", name);
+  }
+  token = localStorage.getItem(tokenKey(name));
+  conversationId = null;
+}
 
 async function api(path, body, method) {
   const headers = token ? {Authorization: `Bearer ${token}`} : {};
-  const response = await fetch(path, body === undefined ? {method: method || "GET", headers} : {
+  const response = await fetch(route(path), body === undefined ? {method: method || "GET", headers} : {
     method: method || "POST", headers: {...headers, "Content-Type": "application/json"}, body: JSON.stringify(body),
   });
   const data = await response.json();
@@ -34,7 +62,7 @@ async function api(path, body, method) {
 // the whole answer. Returns the answer; an error event throws.
 async function streamQuery(body, onEvent) {
   const headers = {"Content-Type": "application/json", ...(token ? {Authorization: `Bearer ${token}`} : {})};
-  const response = await fetch("/api/query", {method: "POST", headers, body: JSON.stringify({...body, stream: true})});
+  const response = await fetch(route("/api/query"), {method: "POST", headers, body: JSON.stringify({...body, stream: true})});
   if (!response.ok) {
     const data = await response.json();
     throw new Error(data.error || response.statusText);
@@ -255,4 +283,11 @@ $("ask-form").addEventListener("submit", ask);
 $("allow-enrich").addEventListener("change", (e) => api("/api/settings", {allow_enrich: e.target.checked}).then(showSettings).catch(() => {}));
 $("overlay-reset").addEventListener("click", () => api("/api/settings", undefined, "DELETE").then(showSettings).catch(() => {}));
 $("new-conversation").addEventListener("click", () => { conversationId = null; $("resolved").textContent = ""; });
-loadSettings().catch((err) => { $("status").textContent = `error: ${err.message}`; });
+$("workspace").addEventListener("change", (e) => {
+  useWorkspace(e.target.value);
+  for (const id of ["answer", "quote", "citations", "chain", "timeline", "confidence", "resolved"]) $(id).replaceChildren();
+  $("answer").dataset.state = "empty";
+  $("status").textContent = "";
+  loadSettings().catch((err) => { $("status").textContent = `error: ${err.message}`; });
+});
+pickWorkspace().then(loadSettings).catch((err) => { $("status").textContent = `error: ${err.message}`; });
