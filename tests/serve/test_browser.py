@@ -210,3 +210,47 @@ def test_the_page_highlights_the_line_that_states_the_answer_inside_its_passage(
     finally:
         driver.quit()
         session.close()
+
+
+@pytest.mark.slow  # a served app in Chromium
+@pytest.mark.integration  # builds two folders
+def test_the_page_picks_a_workspace_and_asks_it(tmp_path):
+    """Two built folders in one server: the page lists both, and a question asked after picking the
+    second is answered from the second's documents. Reader scripted; builds, indexes, server and page real."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from enrich_rag.api import EnrichRAG
+    from enrich_rag.config import load_config
+    from enrich_rag.serve.app import create_app
+    from tests.scripted_llm import ScriptedLLM
+    from tests.serve.conftest import PROJECT_ROOT, build_two_workspaces
+
+    overlays = build_two_workspaces(tmp_path)
+    reader = ScriptedLLM([("Varno", 1.1)])
+    projects = {n: EnrichRAG(load_config(PROJECT_ROOT / "params.yaml", o), llm=reader) for n, o in overlays.items()}
+    driver = _chromium()
+    try:
+        app = create_app(projects["bridges"].config, projects["bridges"], name="bridges", others={"towers": projects["towers"]})
+        with serving(app) as url:
+            driver.get(url)
+            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+            picker = Select(driver.find_element(By.ID, "workspace"))
+            assert driver.find_element(By.ID, "workspace").is_displayed()
+            assert [o.text for o in picker.options] == ["bridges", "towers"] and picker.first_selected_option.text == "bridges"
+            first_stats = driver.find_element(By.ID, "stats").text
+            picker.select_by_visible_text("towers")
+            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "stats").text not in ("", first_stats))
+            driver.find_element(By.ID, "question").send_keys("Where does the Plimsoll Tower stand?")
+            driver.find_element(By.ID, "ask").click()
+            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
+            assert driver.find_element(By.ID, "answer").text == "Varno", driver.find_element(By.ID, "status").text
+            cited = driver.execute_script("return window.lastAnswer.citations.map((c) => c.doc_id)")
+            assert cited and set(cited) == {"plimsoll.md"}
+            driver.refresh()  # the pick is remembered
+            WebDriverWait(driver, 60).until(lambda d: "nodes" in d.find_element(By.ID, "stats").text)
+            assert Select(driver.find_element(By.ID, "workspace")).first_selected_option.text == "towers"
+    finally:
+        driver.quit()
+        for project in projects.values():
+            project.close()
