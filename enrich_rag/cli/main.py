@@ -818,6 +818,7 @@ def mcp(
         overlays: dict[str, Path | None] = dict(served_workspaces(workspace)) if workspace else {"default": config}
     except EnrichRagError as exc:
         _fail(exc)
+
     def open_projects() -> dict[str, Any]:  # an EnrichRAG each: its overloaded `ask` is the protocol's
         return dict(open_workspaces(params, overlays))
 
