@@ -43,7 +43,9 @@ def main() -> None:
             log.append(f"{at:8.1f}s  {line.rstrip()}")
         rc = process.wait()
         total_s = time.perf_counter() - start
-        report = json.loads((clone / "demo.json").read_text(encoding="utf-8")) if rc == 0 else None
+        # stdout is the install's (pip) and then the demo's JSON report, which starts a line with "{"
+        printed = (clone / "demo.json").read_text(encoding="utf-8")
+        report = json.loads(printed[printed.rfind("\n{") + 1 :]) if rc == 0 else None
         (clone / "demo.json").unlink(missing_ok=True)  # written by this benchmark, not by the demo
         status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True).stdout
     rows = report["questions"] if report else []
