@@ -811,7 +811,6 @@ def mcp(
         from enrich_rag.serve.mcp_server import Opening, serve_stdio
     except ImportError:
         _fail(EnrichRagError("the MCP server needs the mcp SDK: pip install 'enrich-rag[mcp]'"))
-    from enrich_rag.api import open_workspaces
     from enrich_rag.stages.folder import served_workspaces
 
     try:
@@ -820,6 +819,8 @@ def mcp(
         _fail(exc)
 
     def open_projects() -> dict[str, Any]:  # an EnrichRAG each: its overloaded `ask` is the protocol's
+        from enrich_rag.api import open_workspaces  # on the opening thread: the models' libraries load there
+
         return dict(open_workspaces(params, overlays))
 
     opening = Opening(open_projects)  # the tools are listed while the projects open

@@ -15,14 +15,14 @@ import threading
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from enrich_rag.agent.stream import ANSWER, STEP
 from enrich_rag.errors import EnrichRagError
-from enrich_rag.stages.corpus_update import CorpusUpdate
-from enrich_rag.storage.corpus_changes import DocumentEntry
-from enrich_rag.storage.passages import Passage
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the server imports no more than it needs to list its tools (they load with the project)
     from mcp.server.mcpserver import MCPServer
+
+    from enrich_rag.stages.corpus_update import CorpusUpdate
+    from enrich_rag.storage.corpus_changes import DocumentEntry
+    from enrich_rag.storage.passages import Passage
 
 
 class Project(Protocol):
@@ -30,26 +30,29 @@ class Project(Protocol):
 
     def ask(self, question: str, enrich: bool = ..., *, stream: bool) -> Generator[dict[str, Any], None, None]: ...
 
-    def search(self, query: str, k: int = ..., graph: bool = ...) -> list[Passage]: ...
+    def search(self, query: str, k: int = ..., graph: bool = ...) -> "list[Passage]": ...
 
-    def add_text(self, text: str, doc_id: str = ..., title: str = ...) -> CorpusUpdate: ...
+    def add_text(self, text: str, doc_id: str = ..., title: str = ...) -> "CorpusUpdate": ...
 
-    def documents(self) -> list[DocumentEntry]: ...
+    def documents(self) -> "list[DocumentEntry]": ...
 
     def close(self) -> None: ...
 
 
 class Opening:
-    """The workspaces' projects, opened on a thread started at once: `project(workspace)` waits for
-    them (and raises what opening them raised)."""
+    """The workspaces' projects, opened on a thread of their own: `project(workspace)` waits for them
+    (and raises what opening them raised). The thread starts opening at the first call that needs them,
+    or `after_s` after the server starts, whichever is first: opening imports the models' libraries, and
+    on few cores that would slow the server's own start, the answer to a client's `tools/list`."""
 
-    def __init__(self, open_projects: Callable[[], Mapping[str, Project]]):
-        self._done = threading.Event()
+    def __init__(self, open_projects: Callable[[], Mapping[str, Project]], after_s: float = 2.0):
+        self._go, self._done = threading.Event(), threading.Event()
         self._projects: dict[str, Project] = {}
         self._error: BaseException | None = None
-        threading.Thread(target=self._open, args=(open_projects,), name="open-project", daemon=True).start()
+        threading.Thread(target=self._open, args=(open_projects, after_s), name="open-project", daemon=True).start()
 
-    def _open(self, open_projects: Callable[[], Mapping[str, Project]]) -> None:
+    def _open(self, open_projects: Callable[[], Mapping[str, Project]], after_s: float) -> None:
+        self._go.wait(after_s)
         try:
             self._projects = dict(open_projects())
         except BaseException as exc:  # handed to the tool call that waits for it
@@ -63,6 +66,7 @@ class Opening:
 
     def project(self, workspace: str = "") -> Project:
         """`workspace`: a served workspace's name ("": the first)."""
+        self._go.set()
         self._done.wait()
         if self._error is not None:
             raise self._error
@@ -125,6 +129,8 @@ def mcp_server(opening: Opening, enrich: bool = False, workspaces: tuple[str, ..
         """Answer a question over the documents: the answer, the line of the documents that states it,
         whether the evidence settled it, and the passages it rests on (a multi-hop question also returns
         its chain of sub-answers)."""
+        from enrich_rag.agent.stream import ANSWER, STEP
+
         if not opening.ready:
             await ctx.report_progress(0, message="loading the project's indexes: the first answer waits for them")
         events = await on_project(lambda rag: rag.ask(question, enrich=enrich, stream=True), workspace)

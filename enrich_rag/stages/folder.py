@@ -19,9 +19,7 @@ import yaml
 
 from enrich_rag.config import load_config, paths_under
 from enrich_rag.errors import InputDataError
-from enrich_rag.stages.pipeline import ensure_built
 from enrich_rag.storage.atomic import atomic_file
-from enrich_rag.storage.dvc_tracking import DvcRepo
 
 WORKSPACES = Path("workspaces")
 OVERLAY = "config.yaml"
@@ -52,6 +50,9 @@ def folder_overlay(folder: Path, workspace: Path) -> dict[str, Any]:
 
 def build_folder(folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", force: bool = False) -> Path:
     """Write the workspace's overlay, build what is missing or stale, and return the overlay's path."""
+    from enrich_rag.stages.pipeline import ensure_built  # the stages' libraries: not for a server naming workspaces
+    from enrich_rag.storage.dvc_tracking import DvcRepo
+
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise InputDataError(f"{folder}: not a folder (give a folder of .txt, .md, .jsonl or .pdf files)")
