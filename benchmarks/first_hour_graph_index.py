@@ -3,8 +3,8 @@
 On a sample of `--sample` documents of the built graph (`graph_documents`, as `build_graph_index` indexes
 them), quiet: the whole build (`build_index`: txtai encoding, BM25 terms, SQLite, faiss, save) as txtai
 encodes in this process (before) and with the vectors encoded first in one-thread processes, one per
-core (after: `index/encode_processes.py`, what the stage now does for a build this large), in documents
-per second, with how far the two builds' vectors differ; the encoder's share of the build; then, on
+core (the candidate "after", below), in documents per second, with how far the two builds' vectors
+differ; the encoder's share of the build; then, on
 `--probe` of those documents, the encoder alone at other batch sizes, and with its linear layers
 quantised to int8 (dynamic), with how far that moves each document's ten nearest neighbours (a cut that
 changes what is found is not a speed-up of this index).
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import platform
 import pstats
 import random
@@ -31,13 +32,46 @@ from rich.table import Table
 
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, model_path, txtai_config
-from enrich_rag.index.encode_processes import encode_in_processes, processes_for
 from enrich_rag.index.graph_index import graph_documents
 from enrich_rag.index.txtai_adapter import encode, vectors_model
 from enrich_rag.storage.atomic import atomic_file
 from enrich_rag.storage.graph_store import GraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+# The candidate measured as "after": vectors encoded first in one-thread processes, one per core, then
+# stored by txtai instead of encoding (the path Ray's vectors take). Measured not to pay on 2 cores
+# (bench_results/first_hour_graph_index.json), so it stays here rather than in the build.
+_model: Any = None
+
+
+def _load(config) -> None:
+    global _model
+    import torch
+
+    torch.set_num_threads(1)
+    _model = vectors_model(txtai_config(config))
+
+
+def _encode_share(texts: list[str]) -> np.ndarray:
+    return encode(_model, texts)
+
+
+def encode_in_processes(texts: list[str], config, processes: int) -> np.ndarray:
+    """Vectors of `texts`, in their order; texts go to the processes by length in turn."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    shares = [by_length[p::processes] for p in range(processes)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(processes, mp_context=context, initializer=_load, initargs=(config,)) as pool:
+        encoded = list(pool.map(_encode_share, [[texts[i] for i in share] for share in shares]))
+    out = np.empty((len(texts), encoded[0].shape[1]), np.float32)
+    for share, vectors in zip(shares, encoded):
+        out[share] = vectors
+    return out
 
 
 def _encoder(config):
@@ -78,7 +112,7 @@ def measure(params: Path, sample: int, probe: int, seed: int) -> dict[str, Any]:
         docs = graph_documents(store)
     chosen = random.Random(seed).sample(docs, min(sample, len(docs)))
     texts = sorted((d["text"] for d in chosen[:probe]), key=len)  # as build_index orders them
-    processes = max(processes_for(len(chosen)), 2)
+    processes = max(2, min(4, os.cpu_count() or 1))
     with tempfile.TemporaryDirectory() as tmp:
         build_index(chosen[:32], config.embeddings, Path(tmp) / "warm", "warm-up")  # model load, not counted
         profile = cProfile.Profile()

@@ -7,7 +7,6 @@ from typing import Any
 
 from enrich_rag.config import Config
 from enrich_rag.index.embeddings import build_index, dir_size
-from enrich_rag.index.encode_processes import encode_in_processes, processes_for
 from enrich_rag.index.graph_index import build_graph_index as _build_graph_index
 from enrich_rag.index.graph_index import graph_documents
 from enrich_rag.storage.graph_store import GraphStore
@@ -19,14 +18,12 @@ def corpus_documents(config: Config) -> list[dict]:
 
 
 def precomputed_vectors(config: Config, docs: list[dict]) -> Any:
-    """Vectors computed before txtai indexes: on Ray actors (`build.engine: ray`), or for a large local
-    build in one-thread processes, one per core; None: txtai encodes while it indexes."""
-    if config.build.engine == "ray":
-        from enrich_rag.stages.ray_engine import embed_on_ray
+    """None for the local engine: txtai encodes while it indexes."""
+    if config.build.engine != "ray":
+        return None
+    from enrich_rag.stages.ray_engine import embed_on_ray
 
-        return embed_on_ray(config, [d["text"] for d in docs])
-    processes = processes_for(len(docs))
-    return encode_in_processes([d["text"] for d in docs], config.embeddings, processes) if processes else None
+    return embed_on_ray(config, [d["text"] for d in docs])
 
 
 def build_corpus_index(config: Config) -> dict[str, int]:
