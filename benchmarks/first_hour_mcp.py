@@ -23,6 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS_TARGET_S = 2.0  # clients give a server a few seconds to start
 
 
+def _recorder(progress: list[str]):
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    return on_progress
+
+
 async def _session(config: Path, question: str, runs: int) -> list[dict[str, Any]]:
     from mcp import Client, StdioServerParameters
 
@@ -31,10 +38,7 @@ async def _session(config: Path, question: str, runs: int) -> list[dict[str, Any
     measured = []
     for _ in range(runs):
         progress: list[str] = []
-
-        async def on_progress(value, total, message, progress=progress):
-            progress.append(message)
-
+        on_progress = _recorder(progress)
         start = time.perf_counter()
         async with Client(server, read_timeout_seconds=600) as client:
             tools = [t.name for t in (await client.list_tools()).tools]
