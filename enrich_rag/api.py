@@ -170,8 +170,7 @@ class EnrichRAG:
         runs it) and answers at once; "now" waits for it and reads again; None does what `agent.allow_enrich`
         and `agent.enrich_when` say.
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
-        the answer's `token`s, then `answer` with the whole answer as JSON); closing the iterator stops
-        the question before its next tool."""
+        `answer` with the whole answer as JSON); closing the iterator stops the question before its next tool."""
         agent = self.agent()
         if not stream:
             return agent.answer(question, allow_enrich=enrich)

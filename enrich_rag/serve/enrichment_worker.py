@@ -39,5 +39,9 @@ class EnrichmentWorker:
                     log.exception("enrichment worker: the queue could not be read")
                     break
 
-    def stop(self) -> None:
+    def stop(self, wait_s: float = 60.0) -> None:
+        """No new round starts; the server's shutdown waits for the one running (a round commits whole:
+        closing the project under it would fail its writes and leave the job to run again)."""
         self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(wait_s)

@@ -58,7 +58,7 @@ async function api(path, body, method) {
   return data;
 }
 
-// A streamed question (server-sent events): each step as it finishes, then the answer's tokens, then
+// A streamed question (server-sent events): each step as it finishes, then
 // the whole answer. Returns the answer; an error event throws.
 async function streamQuery(body, onEvent) {
   const headers = {"Content-Type": "application/json", ...(token ? {Authorization: `Bearer ${token}`} : {})};
