@@ -6,7 +6,7 @@ For the enrichment run, the facts of those questions' supporting passages are re
 copy's seed graph (and its index), so EnrichGraph has real gaps to fill: the situation the loop is
 for. Those questions are disjoint from the no-enrichment ones.
 
-    python scripts/bench_agent.py --questions 50 --enrich-questions 10 (-> bench_results/agent_<reader>.json)
+    python -m benchmarks agent --questions 50 --enrich-questions 10 (-> bench_results/agent_<reader>.json)
 """
 
 from __future__ import annotations

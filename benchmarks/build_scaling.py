@@ -8,7 +8,7 @@ Ray costs before it can win anything. The steps that stay on the driver whatever
 reduce into graph tables, the txtai index built from given vectors) are timed too: with the
 per-worker rates they give the cluster estimate in context/ray_build.md.
 
-    python scripts/bench_build_scaling.py --chunks 2000    # -> table + bench_results/build_scaling.json
+    python -m benchmarks build_scaling --chunks 2000    # -> table + bench_results/build_scaling.json
 """
 
 from __future__ import annotations

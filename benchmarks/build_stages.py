@@ -7,8 +7,8 @@ of the project's pipeline (dvc.yaml, params.yaml, scripts/, the package, the bun
 DVC repository runs `dvc repro -s <stage>` for each stage in turn, as a user's `dvc repro` does: a
 process and a model load per stage, and DVC's hashing and caching of each output.
 
-    python scripts/bench_build_stages.py --out bench_results/build_stages.json
-    python scripts/bench_build_stages.py --dvc --out bench_results/build_stages_dvc.json
+    python -m benchmarks build_stages --out bench_results/build_stages.json
+    python -m benchmarks build_stages --dvc --out bench_results/build_stages_dvc.json
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ correctness question of a seeded sample of them, and reports agreement, precisio
 "correct" against exact match (and against the lenient "gold answer contained"). Every report with
 judge scores then prints this figure beside them.
 
-    python scripts/calibrate_judge.py --predictions results/hotpotqa/<run>/predictions.jsonl --answers 200
+    python -m benchmarks calibrate_judge --predictions results/hotpotqa/<run>/predictions.jsonl --answers 200
     # -> bench_results/judge_calibration_<llm.model>.json
 """
 

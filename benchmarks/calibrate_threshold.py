@@ -5,7 +5,7 @@ gold answers) are recorded; for each candidate threshold the table shows how man
 accepted and how many of those are correct. The chosen threshold is the largest one whose accepted
 answers are at least as accurate as `--target` (default: twice the overall accuracy, capped at 0.8).
 
-    python scripts/calibrate_threshold.py --questions 60   # -> bench_results/ppl_calibration_<llm.model>.json
+    python -m benchmarks calibrate_threshold --questions 60   # -> bench_results/ppl_calibration_<llm.model>.json
 
 Copy the chosen value into `SHIPPED` (enrich_rag/llm/models.py) for a shipped model, or set
 `agent.ppl_threshold` for your own.

@@ -3,7 +3,7 @@ loop's default) against one final read of the whole question over what the chain
 answer as a cited fact line, then every hop's passages: how side-by-side hops are composed). The hops
 are the run's, so the final read is all that differs; only the reader runs (one call a chain).
 
-    python scripts/chain_composition.py --run hotpotqa=results/hops/hotpotqa/RUN --run musique=... \
+    python -m benchmarks chain_composition --run hotpotqa=results/hops/hotpotqa/RUN --run musique=... \
         --out bench_results/chain_composition.json
 """
 

@@ -1,7 +1,7 @@
 """Facts about the code of a checkout: lines of the installed package (and of any benchmarks inside it),
 the places that build an `Agent`, and the longest functions of `agent/`.
 
-    python scripts/code_facts.py [--root PATH] [--out bench_results/code_facts.json]
+    python -m benchmarks code_facts [--root PATH] [--out bench_results/code_facts.json]
 
 `--root` may name another checkout (a `git worktree` of an older commit) to compare before and after.
 """

@@ -9,7 +9,7 @@ and the per-question store reads (1-hop neighbours of 5 entities, their passage 
 `--queries` draws; also the per-query check as it was before the version stamp (three stat calls per
 partition). The baseline is a one-partition-per-kind graph of the same rows (seed + one partition).
 
-    python scripts/bench_compaction.py --out bench_results/compaction.json
+    python -m benchmarks compaction --out bench_results/compaction.json
 """
 
 from __future__ import annotations

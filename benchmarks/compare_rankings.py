@@ -4,7 +4,7 @@ points apart tied within noise, and rho over six methods moves a lot with one sw
 each step of its ranking comes with the paired difference of the two methods (same questions) and its
 95% interval, so a step inside its interval reads as a tie, not an order.
 
-    python scripts/compare_rankings.py --real results/hotpotqa_pool/<run> --synthetic results/hotpotqa_synthetic/<run>
+    python -m benchmarks compare_rankings --real results/hotpotqa_pool/<run> --synthetic results/hotpotqa_synthetic/<run>
     # -> table + bench_results/testset_ranking_<synthetic dataset>.json
 """
 

@@ -3,7 +3,7 @@ ratio of the first reader's score to the second's, and the paired difference on 
 with its 95% bootstrap interval and McNemar's exact p for EM. Runs must share their question sample and every
 setting but the reader (checked from their config.yaml), or the ratio would measure something else.
 
-    python scripts/compare_readers.py --dataset hotpotqa 2wiki nq \
+    python -m benchmarks compare_readers --dataset hotpotqa 2wiki nq \
         --first qwen2.5-coder-1.5b-instruct --second gemma-270m
     # -> table + bench_results/reader_comparison.json
 """

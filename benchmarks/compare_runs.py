@@ -5,14 +5,14 @@ reader), or two methods of one run: EM and F1 of each with their intervals, the 
 a change, so what remains measures it on questions it was not chosen on. `--with-step STEP` keeps the
 questions whose answer in run b ran that tool (`EnrichGraph`: where enrichment fired; `Bridge`: where
 a description was checked), with their share of all. `--slice N`: the runs hold only the questions of a
-slice of N that the change can touch (`scripts/comparison_questions.py`: a setting that changes only
+slice of N that the change can touch (`python -m benchmarks comparison_questions`: a setting that changes only
 how comparisons are read); the difference over the whole slice counts the other questions as unchanged.
 
-    python scripts/compare_runs.py results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
+    python -m benchmarks compare_runs results/2wiki/prompt-baseline-b1be39b results/2wiki/comparisons-7acf40a \
         --method enrichrag_no_enrich --out bench_results/comparisons_2wiki.json
-    python scripts/compare_runs.py results/hotpotqa/dev300-0131a0b results/hotpotqa/dev300-819ef85 \
+    python -m benchmarks compare_runs results/hotpotqa/dev300-0131a0b results/hotpotqa/dev300-819ef85 \
         --method enrichrag --out bench_results/retry_top_unread_enrichrag.json
-    python scripts/compare_runs.py RUN RUN --method enrichrag_no_enrich --method-b enrichrag --exclude SEEN_RUN --out OUT.json
+    python -m benchmarks compare_runs RUN RUN --method enrichrag_no_enrich --method-b enrichrag --exclude SEEN_RUN --out OUT.json
 """
 
 from __future__ import annotations

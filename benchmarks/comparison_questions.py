@@ -4,7 +4,7 @@
 path with the setting on or off. Running both settings on a slice's comparisons alone gives the
 setting's paired difference over the whole slice (the others differ by 0), at a fraction of the time.
 
-    python scripts/comparison_questions.py --config configs/hotpotqa.yaml --last 160 \\
+    python -m benchmarks comparison_questions --config configs/hotpotqa.yaml --last 160 \\
         --out testsets/comparisons/hotpotqa_dev1-160.jsonl
 
 The analysis is the loop's own: the spaCy parse and the names of the set's built graph.

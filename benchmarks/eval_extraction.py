@@ -5,7 +5,7 @@ A gold triple (subject, relation, object) is found when an extracted fact joins 
 after the graph's own normalisation (the assembly every build uses: node ids, title forms), either
 way round; `with_relation` also asks the fact's relation to share a word stem with the gold one.
 
-    python scripts/eval_extraction.py --config configs/2wiki.yaml --limit 30 --extractors spacy llm
+    python -m benchmarks eval_extraction --config configs/2wiki.yaml --limit 30 --extractors spacy llm
     # -> table + bench_results/extraction_2wiki.json
 """
 
@@ -108,7 +108,7 @@ def main() -> None:
         "extractors": {},
     }
     out = Path(args.out or f"bench_results/extraction_{ev.dataset}.json")
-    facts: list[dict[str, str]] = []  # every named fact with its sentence: what scripts/judge_facts.py samples
+    facts: list[dict[str, str]] = []  # every named fact with its sentence: what python -m benchmarks judge_facts samples
     for name in args.extractors:
         extractor = make_extractor(config.extraction, name, lambda: llm, fact_prompt)
         seconds, edges = [], []

@@ -17,7 +17,7 @@ the agent does (the default, spaCy, is the seed's extractor: fast); `--no-contro
 Each question's row also says where its walk started (the graph-index hits) and how many facts it
 walked, on the seed and before its own enrichment, to tell why a ranking moved.
 
-    python scripts/eval_graph_enrichment.py --config configs/hotpotqa.yaml --shares 0.25 0.5 \
+    python -m benchmarks eval_graph_enrichment --config configs/hotpotqa.yaml --shares 0.25 0.5 \
         --out bench_results/graph_enrichment_hotpotqa.json
 """
 

@@ -7,7 +7,7 @@ selection settings can be compared quickly. `context_all` is the share of questi
 (what the reader would read: `pcst@b` for the tree at budget b, which keeps earlier passages) holds every
 gold passage; `context_size` its mean number of passages.
 
-    python scripts/eval_selection.py --config configs/hotpotqa.yaml --out bench_results/selection_hotpotqa.json
+    python -m benchmarks eval_selection --config configs/hotpotqa.yaml --out bench_results/selection_hotpotqa.json
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ restart first runs `enrich-rag graph verify` (exit 1 when the kill left somethin
 (params.yaml's `extraction.deep`, the LLM, by default). The JSON is rewritten after every round, each
 operation marked `complete` only once it has all its rounds, so a stopped run reports what it did.
 
-    python scripts/fault_injection.py --kills 50 --operations enrich rollback reconcile \
+    python -m benchmarks fault_injection --kills 50 --operations enrich rollback reconcile \
         --out bench_results/fault_injection.json
 """
 

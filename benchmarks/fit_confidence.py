@@ -10,10 +10,10 @@ wrong. The model fitted on every set is written to the reader's file under bench
 A corpus's own model (what the loop reads, `<paths.root>/confidence.json`) is fitted on synthetic
 questions over that corpus (`--fit-on`), and each `--run` set of real questions is then scored by it too:
 
-    python scripts/fit_confidence.py --run hotpotqa=results/hotpotqa/dev300-0131a0b \
+    python -m benchmarks fit_confidence --run hotpotqa=results/hotpotqa/dev300-0131a0b \
         --run 2wiki=results/2wiki/dev200-0131a0b --run musique=results/hops/musique/RUN \
         --run nq=results/hops/nq/dev100-ec334a2 --out bench_results/confidence_fit.json
-    python scripts/fit_confidence.py --fit-on hotpotqa=results/hops/hotpotqa_synthetic/RUN \
+    python -m benchmarks fit_confidence --fit-on hotpotqa=results/hops/hotpotqa_synthetic/RUN \
         --run hotpotqa=results/hops/hotpotqa/RUN --model-file data/datasets/hotpotqa/confidence.json \
         --out bench_results/confidence_own_corpus_hotpotqa.json
 """

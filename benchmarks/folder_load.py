@@ -8,7 +8,7 @@ was let in and then ran out of time; a 503 after a wait is one whose wait left i
 answer). The questions are the folder's questions.jsonl, then its
 related_questions.jsonl; the cold and the warm wave never share one.
 
-    python scripts/folder_load.py --folder data/own_documents/npm-docs --out bench_results/folder_load_npm.json
+    python -m benchmarks folder_load --folder data/own_documents/npm-docs --out bench_results/folder_load_npm.json
 """
 
 from __future__ import annotations

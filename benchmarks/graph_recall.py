@@ -7,7 +7,7 @@ A run's own recall@k scores the passages the reader was handed (2 for entity-fir
 graph_only), so it cannot say what the ranking found at 5 or 10, nor whether an enrichment moved
 the ranking when the fixed-k selection kept the same two passages.
 
-    python scripts/graph_recall.py --run results/2wiki/100q-seed0-qwen2.5-coder-1.5b-instruct
+    python -m benchmarks graph_recall --run results/2wiki/100q-seed0-qwen2.5-coder-1.5b-instruct
     # -> table + bench_results/graph_recall_2wiki_100q-seed0-qwen2.5-coder-1.5b-instruct.json
 """
 

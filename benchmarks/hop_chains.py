@@ -10,7 +10,7 @@ A wrong answer is put down to the first of, in order:
 `oracle_hops` in the same run (the gold chain read over the gold paragraphs) says how far a better reader
 alone would go.
 
-    python scripts/hop_chains.py results/musique/RUN --out bench_results/hop_chains_musique.json
+    python -m benchmarks hop_chains results/musique/RUN --out bench_results/hop_chains_musique.json
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ MuSiQue run whose plan has the gold number of hops, each lined up with its gold 
 Their product is what one read per hop reaches when the first passage decides; a later passage can add
 a little (a hop reads on while no read states its answer).
 
-    python scripts/hop_evidence.py results/hops/musique/RUN --llm-rerank --out bench_results/hop_evidence_musique.json
+    python -m benchmarks hop_evidence results/hops/musique/RUN --llm-rerank --out bench_results/hop_evidence_musique.json
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the seconds the write steps themselves took. `--paired-with` a read-only
 run of the same sets and ranges adds, per set, the p50 with writes over the p50 read-only and the mean
 difference in seconds, each with its paired interval (the same questions resampled together).
 
-    python scripts/bench_hop_latency.py --set nq=configs/nq.yaml:1:30 --set musique=configs/musique.yaml:1:30 \
+    python -m benchmarks hop_latency --set nq=configs/nq.yaml:1:30 --set musique=configs/musique.yaml:1:30 \
         --out bench_results/fast_answer_latency.json
 """
 

@@ -13,7 +13,7 @@ it); the rest are reported apart as held out. Held out in outcome only: the pars
 checked against the wording of every question of the file. Each part gets both EMs and the paired
 difference with its 95% interval.
 
-    python scripts/hop_reading.py --config configs/2wiki.yaml --tuned 100   # -> bench_results/hop_reading_2wiki.json
+    python -m benchmarks hop_reading --config configs/2wiki.yaml --tuned 100   # -> bench_results/hop_reading_2wiki.json
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
 """The house in numbers: what the one-door, typed-trace and lab-notebook issues are judged by, counted from
 the tree as it is.
 
-    python scripts/house_metrics.py                                  # this checkout, labelled "now"
-    python scripts/house_metrics.py --root ../old-checkout --label fcd7caf   # another commit's tree, same counts
+    python -m benchmarks house_metrics                                  # this checkout, labelled "now"
+    python -m benchmarks house_metrics --root ../old-checkout --label fcd7caf   # another commit's tree, same counts
 
 - places in the package outside the door (`api.py`) and the storage room that open a store or build the
   resources an agent runs on;
 - string literals naming a loop step read outside `agent/` (package, benchmarks, scripts, page script);
 - the longest function in `agent/` and in `serve/`;
-- `results/`: tracked files, run folders (a `metrics.json` each) and bytes; README lines.
+- `results/`: tracked files, run folders (a `metrics.json` each) and bytes; README lines;
+- the loop's hub: `Agent`'s methods and lines, and the names `agent/loop.py` imports;
+- settings: fields of the config's sections (less `paths` and the per-run `eval`), and those params.yaml
+  leaves out; `scripts/` files.
 """
 
 from __future__ import annotations
@@ -81,8 +84,43 @@ def results_tree(root: Path) -> dict[str, int]:
     }
 
 
+def agent_class(root: Path) -> dict[str, int]:
+    tree = ast.parse((root / "enrich_rag/agent/loop.py").read_text(encoding="utf-8"))
+    agent = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Agent")
+    methods = [n for n in agent.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    imported = sum(len(n.names) for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import))
+    return {"methods": len(methods), "lines": (agent.end_lineno or 0) - agent.lineno + 1, "loop_imports": imported}
+
+
+def settings(root: Path) -> dict[str, Any]:
+    """Fields of the config's dataclasses by section (read from config.py's source, so another checkout
+    is counted as it is), and the ones params.yaml does not name."""
+    import yaml
+
+    tree = ast.parse((root / "enrich_rag/config.py").read_text(encoding="utf-8"))
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    top = classes["Config"]
+    sections = {
+        f.target.id: f.annotation.id
+        for f in top.body
+        if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name) and isinstance(f.annotation, ast.Name)
+    }
+    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
+    fields, missing = 0, []
+    for section, cls in sections.items():
+        if section in ("paths", "eval") or cls not in classes:
+            continue
+        names = [f.target.id for f in classes[cls].body if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
+        fields += len(names)
+        missing += [f"{section}.{n}" for n in names if n not in (params.get(section) or {})]
+    return {"count": fields, "not_in_params_yaml": missing}
+
+
 def measure(root: Path) -> dict[str, Any]:
     return {
+        "agent": agent_class(root),
+        "settings": settings(root),
+        "scripts_files": len([p for p in (root / "scripts").iterdir() if p.is_file()]),
         "stores_opened_outside_the_door": stores_opened_outside_the_door(root),
         "step_names_read_outside_agent": step_names_read_outside_agent(root),
         "longest_function": {"agent": longest_function(root, "agent"), "serve": longest_function(root, "serve")},
@@ -111,6 +149,12 @@ def main() -> int:
         f"{found['results']['files']}, {found['results']['run_folders']}, {found['results']['bytes'] / 1e6:.1f}",
     )
     table.add_row("README lines", str(found["readme_lines"]))
+    table.add_row(
+        "Agent: methods, lines; names loop.py imports",
+        f"{found['agent']['methods']}, {found['agent']['lines']}; {found['agent']['loop_imports']}",
+    )
+    table.add_row("settings; not in params.yaml", f"{found['settings']['count']}; {len(found['settings']['not_in_params_yaml'])}")
+    table.add_row("scripts/ files", str(found["scripts_files"]))
     Console().print(table)
     kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     out.write_text(json.dumps(kept | {args.label: found}, indent=2) + "\n", encoding="utf-8")

@@ -10,8 +10,8 @@ judge's 0.5 is reported beside it), and the judge's rates there (TPR, FPR) corre
 (Rogan-Gladen): precision = (yes - FPR) / (TPR - FPR), clipped to [0, 1]; the interval resamples
 all three sets (the cut held fixed).
 
-    python scripts/eval_extraction.py --config configs/2wiki.yaml --limit 30   # writes the facts file
-    python scripts/judge_facts.py --config configs/2wiki.yaml --facts-file bench_results/extraction_2wiki_facts.jsonl
+    python -m benchmarks eval_extraction --config configs/2wiki.yaml --limit 30   # writes the facts file
+    python -m benchmarks judge_facts --config configs/2wiki.yaml --facts-file bench_results/extraction_2wiki_facts.jsonl
     # -> table + bench_results/judged_facts_2wiki.json
 """
 

@@ -14,9 +14,9 @@ question is in one pair at most. Three streams, each on its own writable copy of
 `--jobs learn` runs only the learned facts' jobs (an enrichment round, 20-30 s of deep extraction
 each, stays queued): the payoff of learned facts alone. `--jobs all` runs both kinds.
 
-    python scripts/later_questions.py --config configs/musique.yaml --pairs 19 --jobs learn \
+    python -m benchmarks later_questions --config configs/musique.yaml --pairs 19 --jobs learn \
         --out bench_results/later_questions_musique.json
-    python scripts/later_questions.py --folder data/own_documents/npm-docs --out bench_results/later_questions_npm.json
+    python -m benchmarks later_questions --folder data/own_documents/npm-docs --out bench_results/later_questions_npm.json
 
 A folder (`--folder`, a user's own documents): its questions.jsonl, then related_questions.jsonl (each
 line names the question it is related to), built as a user would; the control asks the pair before's

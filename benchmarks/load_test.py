@@ -10,8 +10,8 @@ the time limit, answers per minute against the baseline, the server alive, its R
 sampled every second), and `GraphWriter.verify()` on the files. `--soak N` then asks N questions in
 turn and records RSS every 50.
 
-    python scripts/load_test.py --out bench_results/load_test.json
-    python scripts/load_test.py --maxima --runs 0 --out bench_results/load_test_maxima.json
+    python -m benchmarks load_test --out bench_results/load_test.json
+    python -m benchmarks load_test --maxima --runs 0 --out bench_results/load_test_maxima.json
 """
 
 from __future__ import annotations

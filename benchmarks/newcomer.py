@@ -6,7 +6,7 @@ use, `enrich-rag serve` on it, and `--questions` asked with `enrich-rag query` (
 server, so the models load once). Each step's wall time and peak RSS (GNU time's maximum resident set
 of the step's largest process), each answer with its citations.
 
-    python scripts/bench_newcomer.py --folder /usr/lib/node_modules/npm/docs/content \
+    python -m benchmarks newcomer --folder /usr/lib/node_modules/npm/docs/content \
         --folder /usr/share/doc/nodejs/contributing --out bench_results/newcomer.json
 """
 

@@ -5,7 +5,7 @@ read-only (no token), then with the server's token (enrichment allowed, as the o
 Per pass: exact match with its interval, the share flagged unsure, EM of sure and of unsure answers, how
 many answers enriched, and the seconds of the right answers (p50, max, share within `--within` s).
 
-    python scripts/own_documents.py --folder data/own_documents/npm-docs --out bench_results/own_documents_npm.json
+    python -m benchmarks own_documents --folder data/own_documents/npm-docs --out bench_results/own_documents_npm.json
 """
 
 from __future__ import annotations

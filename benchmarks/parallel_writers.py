@@ -5,7 +5,7 @@ processes together, each enriching a different topic the seed lacks. After each 
 code, the partitions written, and `GraphWriter.verify()` (every committed partition's rows in the
 index, DVC records = partitions, nothing left over).
 
-    python scripts/parallel_writers.py --writers 4 --rounds 5 --out bench_results/parallel_writers.json
+    python -m benchmarks parallel_writers --writers 4 --rounds 5 --out bench_results/parallel_writers.json
 """
 
 from __future__ import annotations

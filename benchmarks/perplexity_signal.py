@@ -8,7 +8,7 @@ of each keep rule (lowest perplexity, as the loop does; the first round's answer
 either right, the ceiling of any rule) and the paired difference of the retried round's against the
 loop's. Within the first round, the same for which of its iterations' answers to give.
 
-    python scripts/perplexity_signal.py results/hotpotqa/dev300-0131a0b results/2wiki/shot-guard-c9968f2 \
+    python -m benchmarks perplexity_signal results/hotpotqa/dev300-0131a0b results/2wiki/shot-guard-c9968f2 \
         --out bench_results/perplexity_signal.json
 """
 

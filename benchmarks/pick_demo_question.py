@@ -1,7 +1,7 @@
 """Pick the demo's enrichment question from an evaluation run: one the seed graph answered wrongly (or
 unsurely) and the enriching loop answered right (`eval/story.py`), written with the run it came from.
 
-    python scripts/pick_demo_question.py results/hotpotqa_pool/<run>/predictions.jsonl  # -> data/demo_enrichment.json
+    python -m benchmarks pick_demo_question results/hotpotqa_pool/<run>/predictions.jsonl  # -> data/demo_enrichment.json
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ a folder built, one question; then the extras the first question's error names, 
 What is checked: the core install builds a folder; a question without the reader's extras fails with one
 line that names the exact command; after that command, the same question is answered.
 
-    python scripts/plain_install.py --out bench_results/plain_install.json
+    python -m benchmarks plain_install --out bench_results/plain_install.json
 """
 
 from __future__ import annotations

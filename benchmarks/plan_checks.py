@@ -4,7 +4,7 @@ them would have done. A refused plan reads the question as one, so the replay ta
 run's row for it and the hop loop's row for every other question (paired, 95% intervals). The
 coverage cut-off (`MIN_COVERAGE`) was chosen on these runs: they are tuning data.
 
-    python scripts/plan_checks.py --runs musique=results/hops/musique/dev100-ec334a2 \\
+    python -m benchmarks plan_checks --runs musique=results/hops/musique/dev100-ec334a2 \\
         --runs hotpotqa=results/hops/hotpotqa/dev161-260-9444085 --out bench_results/plan_checks.json
 """
 

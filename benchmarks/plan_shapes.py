@@ -6,9 +6,9 @@ The shape each set's questions should get: NQ-Open one hop; HotpotQA bridge and 
 inference questions a chain; comparison questions one hop per compared entity (side by side); MuSiQue the
 length of its gold decomposition.
 
-    python scripts/plan_shapes.py --range musique=51:100 --range 2wiki=41:100 --range nq=1:50 \
+    python -m benchmarks plan_shapes --range musique=51:100 --range 2wiki=41:100 --range nq=1:50 \
         --out bench_results/plan_shapes.json
-    python scripts/plan_shapes.py --compare bench_results/plan_shapes.json VARIANT.json --out PAIRED.json
+    python -m benchmarks plan_shapes --compare bench_results/plan_shapes.json VARIANT.json --out PAIRED.json
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Ray build against the local build on a real corpus: the seed graph's node, edge and link rows
 must be set-equal. Both write into a temp folder; the project's build is not touched.
 
-    python scripts/ray_equivalence.py --workers 2    # -> table + bench_results/ray_equivalence.json
+    python -m benchmarks ray_equivalence --workers 2    # -> table + bench_results/ray_equivalence.json
 """
 
 from __future__ import annotations

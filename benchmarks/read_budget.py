@@ -7,7 +7,7 @@ first read that states its answer under perplexity `t`, else the hop loop's answ
 read-first run's, so the replay's calls undercount a planned question by that read). This says how many
 reader calls an answer can shed before it loses EM to the reader's first read.
 
-    python scripts/read_budget.py --set nq=results/hops/nq/dev100-bridge-881e4d0,results/fast/nq/nq-dev100-readfirst
+    python -m benchmarks read_budget --set nq=results/hops/nq/dev100-bridge-881e4d0,results/fast/nq/nq-dev100-readfirst
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ for each set of a latency result (`--latency`: its mean prefill and generated to
 reader's seconds per question at the fastest thread count's rates against the measured p50, and the
 reader speed-up a p50 target needs when the rest of the question's time stays as it is.
 
-    python scripts/reader_speed.py --latency bench_results/fast_answer_latency_compare_one_read.json \\
+    python -m benchmarks reader_speed --latency bench_results/fast_answer_latency_compare_one_read.json \\
         --out bench_results/reader_speed.json
 """
 

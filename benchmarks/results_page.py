@@ -343,7 +343,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *_table(rows, ("partitions", "open_s", "p50_ms", "p95_ms", "vs_one_partition"), "graph"),
             "",
         ]
-    if "overall" in data and "method" in data and "a" in data:  # scripts/compare_runs.py
+    if "overall" in data and "method" in data and "a" in data:  # python -m benchmarks compare_runs
         groups = {"all": data["overall"], **data.get("by_type", {})}
         rows = {
             name: {

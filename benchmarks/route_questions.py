@@ -9,7 +9,7 @@ the gold number of hops (MuSiQue); and the routed answer (`_routed_row`) against
 reader calls. The two runs may come from different commits:
 this chooses a rule on dev data, and the routed loop is measured on its own afterwards.
 
-    python scripts/route_questions.py \\
+    python -m benchmarks route_questions \\
         --hops musique=results/hops/musique/dev100-bridge-881e4d0 --one-read musique=results/hops/musique/dev100-ec334a2:enrichrag_single
 """
 

@@ -10,7 +10,7 @@ First, the reader alone in a fresh process per `llm.weights` mode (mapped: one c
 page cache; private: read and repacked): load seconds, seconds per answer (a 500-token context, 48
 new tokens), and its memory, so the price of sharing is measured beside what it saves.
 
-    python scripts/bench_serve_processes.py --out bench_results/serve_processes.json
+    python -m benchmarks serve_processes --out bench_results/serve_processes.json
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 The reader is a stub whose perplexity falls each read (10, 5, 2.5, ...), so every question takes
 `agent.max_iterations` iterations of one round and the counts do not depend on a model's answers.
 
-    python scripts/store_calls.py --config configs/hotpotqa.yaml --limit 20 --out bench_results/store_calls.json
+    python -m benchmarks store_calls --config configs/hotpotqa.yaml --limit 20 --out bench_results/store_calls.json
 """
 
 from __future__ import annotations

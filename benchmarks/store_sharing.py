@@ -6,7 +6,7 @@ entities `--queries` times, and reports its open seconds, read p50, resident mem
 proportional share (Pss: pages shared between processes counted once in the sum). Prints a table and
 writes JSON.
 
-    python scripts/bench_store_sharing.py --edges 1000000 5000000 --out bench_results/store_sharing.json
+    python -m benchmarks store_sharing --edges 1000000 5000000 --out bench_results/store_sharing.json
 """
 
 from __future__ import annotations

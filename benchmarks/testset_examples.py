@@ -1,7 +1,7 @@
 """Examples of a generated test set, N of each type, as a table to read and a JSON beside it: what a
 user checks before trusting a synthetic set to rank settings.
 
-    python scripts/testset_examples.py testsets/hotpotqa_bundled.jsonl --per-type 20
+    python -m benchmarks testset_examples testsets/hotpotqa_bundled.jsonl --per-type 20
     # -> table + bench_results/testset_examples_<name>.json
 """
 

@@ -5,11 +5,11 @@ fired on nearly every question. These features are ones any corpus has: how sure
 the answer, whether its reads agreed, whether what it read states the answer (every hop's, for a
 chain), how much of the question's entities the selection covered, and the answer's shape (one of the
 question's own names, a yes or no: a choice between two is right more often). A logistic model over them
-is fitted by `scripts/fit_confidence.py` (`benchmarks/fit_confidence.py`) on a run's predictions, and reported only on questions it was
-not fitted on. A model fitted on other datasets does not carry over to a new corpus (the share of wrong
+is fitted by `python -m benchmarks fit_confidence` on a run's predictions, and reported only on
+questions it was not fitted on. A model fitted on other datasets does not carry over to a new corpus (the share of wrong
 answers differs from corpus to corpus), so the loop reads the one fitted for its own corpus:
 `<paths.root>/confidence.json`, fitted on synthetic questions over that corpus (`enrich-rag testset
-generate`, an evaluation run on them, then `scripts/fit_confidence.py --fit-on ... --model-file ...`),
+generate`, an evaluation run on them, then `python -m benchmarks fit_confidence --fit-on ... --model-file ...`),
 for the reader that answered them. Without one, the loop keeps the perplexity threshold.
 """
 

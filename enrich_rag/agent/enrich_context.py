@@ -45,7 +45,7 @@ COSTS = {"title": 0.1, "mention": 0.4, "relation": 0.4, "structural": 0.6, "ques
 QUERY_ENTITY_COST = 0.02  # the question reaches an entity it names almost for free
 # Passage prizes beside the entity-first score: the score alone rarely prizes a second hop over a
 # dense distractor; entity-first's choice (found by its micro-queries) and PageRank do
-# (`scripts/eval_selection.py` measures the context the tree gives at each budget). Entity-first's
+# (`python -m benchmarks eval_selection` measures the context the tree gives at each budget). Entity-first's
 # choice is prized above any path the budget search can price (2^MAX_SCALE_LOG2 x a question edge), so
 # the first budget's tree holds it and a wider one adds what the tree connects: lower, the tree traded
 # a second hop for a passage hanging cheaply off a question entity (HotpotQA dev 100: both gold

@@ -28,7 +28,7 @@ from enrich_rag.text import content_words
 MAX_HOPS = 4
 # Hops that together name less than this share of the question's content words dropped a condition of it
 # ("...uploads data when you git push?" planned without "git push"): chosen on the committed dev plans
-# (`scripts/plan_checks.py`, bench_results/plan_checks.json).
+# (`python -m benchmarks plan_checks`, bench_results/plan_checks.json).
 MIN_COVERAGE = 0.6
 PLAN_TOKENS = 96
 SLOT_PATTERN = re.compile(r"#(\d+)")

@@ -84,7 +84,7 @@ def trust_note(root: Path, model: str) -> str:
     path = calibration_path(root, model)
     if not path.is_file():
         return (
-            f"Judge {model}: not calibrated; read its scores with care (scripts/calibrate_judge.py measures "
+            f"Judge {model}: not calibrated; read its scores with care (python -m benchmarks calibrate_judge measures "
             "its agreement with exact match)."
         )
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -3,7 +3,7 @@ one deep enrichment, the answer again, and what was extracted from which chunk.
 
 Runs on a private copy of the build (`storage/workspace.py`), so the user's graph is untouched and the
 story can be told again. The question comes from `data/demo_enrichment.json`, which
-`scripts/pick_demo_question.py` picks from an evaluation run's predictions (the run is named there):
+`python -m benchmarks pick_demo_question` picks from an evaluation run's predictions (the run is named there):
 nothing here is scripted, the answers are the reader's of the day.
 """
 
@@ -32,7 +32,7 @@ def load_story(path: Path = STORY_FILE) -> dict[str, Any]:
     try:
         story = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise InputDataError(f"{path}: no demo question ({exc}); scripts/pick_demo_question.py writes one") from exc
+        raise InputDataError(f"{path}: no demo question ({exc}); python -m benchmarks pick_demo_question writes one") from exc
     if not story.get("question") or not story.get("answers"):
         raise InputDataError(f"{path}: needs 'question' and 'answers'")
     return story

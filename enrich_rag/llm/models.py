@@ -1,7 +1,7 @@
 """The readers that ship on PyPI, by the name `llm.model` takes, with what each needs to know.
 
 A model's perplexity scale is its own, so the AnalyzeDecide threshold is calibrated per model
-(`scripts/calibrate_threshold.py`) and kept here beside the name; `agent.ppl_threshold` overrides
+(`python -m benchmarks calibrate_threshold`) and kept here beside the name; `agent.ppl_threshold` overrides
 it (0 = use the model's). Instruct models read chat prompts through their own chat template; base
 models read few-shot completions.
 """
@@ -44,7 +44,7 @@ SHIPPED = {
     )
 }
 DEFAULT_READER = "qwen2.5-coder-1.5b-instruct"  # llamacpp with no llm.model
-UNCALIBRATED_PPL_THRESHOLD = 1.5  # for a model nobody calibrated: run scripts/calibrate_threshold.py
+UNCALIBRATED_PPL_THRESHOLD = 1.5  # for a model nobody calibrated: run python -m benchmarks calibrate_threshold
 
 
 def model_name(config: LLMConfig) -> str:

@@ -130,24 +130,9 @@ def warm_server(app: FastAPI, enrich: bool) -> None:
 WORKSPACE_PREFIX = "/w/"  # a workspace's routes: /w/NAME/api/...; the first workspace's also at /api/...
 
 
-def create_app(
-    config: Config,
-    rag: EnrichRAG | None = None,
-    host: str = "127.0.0.1",
-    allowed_hosts: tuple[str, ...] = (),
-    name: str = "default",
-    others: Mapping[str, EnrichRAG] | None = None,
-) -> FastAPI:
-    """`rag`: the opened project, the one door every route goes through (default: opened here from
-    `config`), served as workspace `name`. `others`: more workspaces served beside it, each its own
-    project (graph, indexes, jobs, token) opened with this one's reader, and one line of questions in
-    front of that reader for all. `host`: the address the server is bound to (Host headers are held to
-    it); `allowed_hosts`: more names it may be reached by."""
-    first = Server(config, rag or EnrichRAG(config), host, allowed_hosts)
-    servers = {name: first} | {n: Server(other.config, other, host, allowed_hosts, first.admission) for n, other in (others or {}).items()}
-    app = FastAPI(
-        title="EnrichRAG", version="0.1.0", description="Ask questions over your documents; answers come with passages, subgraph and trace."
-    )
+def _guard(app: FastAPI, servers: dict[str, Server], first: Server) -> None:
+    """Every request: its Host must name this server; off loopback, every API call needs a token, the
+    token of the workspace its path is for (any workspace's on /v1/: the route checks the model's)."""
 
     def server_of(path: str) -> Server | None:
         """The workspace a path is for (None: a route of the whole server, /v1/ and /api/workspaces)."""
@@ -170,6 +155,8 @@ def create_app(
                 )
         return await call_next(http)
 
+
+def _one_line_errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": _one_line(exc)}, status_code=400)
@@ -185,6 +172,29 @@ def create_app(
     @app.exception_handler(EnrichRagError)
     async def refused(_: Request, exc: EnrichRagError) -> JSONResponse:
         return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
+
+
+def create_app(
+    config: Config,
+    rag: EnrichRAG | None = None,
+    host: str = "127.0.0.1",
+    allowed_hosts: tuple[str, ...] = (),
+    name: str = "default",
+    others: Mapping[str, EnrichRAG] | None = None,
+) -> FastAPI:
+    """`rag`: the opened project, the one door every route goes through (default: opened here from
+    `config`), served as workspace `name`. `others`: more workspaces served beside it, each its own
+    project (graph, indexes, jobs, token) opened with this one's reader, and one line of questions in
+    front of that reader for all. `host`: the address the server is bound to (Host headers are held to
+    it); `allowed_hosts`: more names it may be reached by."""
+    first = Server(config, rag or EnrichRAG(config), host, allowed_hosts)
+    servers = {name: first} | {n: Server(other.config, other, host, allowed_hosts, first.admission) for n, other in (others or {}).items()}
+    app = FastAPI(
+        title="EnrichRAG", version="0.1.0", description="Ask questions over your documents; answers come with passages, subgraph and trace."
+    )
+
+    _guard(app, servers, first)
+    _one_line_errors(app)
 
     @app.get("/api/workspaces")
     def workspaces() -> dict[str, Any]:

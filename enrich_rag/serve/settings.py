@@ -26,7 +26,7 @@ WEB_KEYS = {
 }
 _CLASSES = {"agent": AgentConfig, "evidence": EvidenceConfig}
 # Tighter maxima than params.yaml allows, so that one question from the page stays within the
-# server's time limit on a 2-core machine (`scripts/load_test.py --maxima` times a question at these caps).
+# server's time limit on a 2-core machine (`python -m benchmarks load_test --maxima` times a question at these caps).
 WEB_MAXIMA = {"max_iterations": 3, "max_enrich_rounds": 1, "enrich_chunks": 4, "candidates": 20, "rounds": 2}
 # A cross-encoder path in params.yaml is not offered on the page: only the fixed choices.
 WEB_RERANK = ("entity", "none", "llm")

@@ -568,7 +568,7 @@ def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tm
 
 
 def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_path, spacy_extractor):
-    """The file `scripts/fit_confidence.py` writes into the corpus's data folder decides sure and unsure:
+    """The file `python -m benchmarks fit_confidence` writes into the corpus's data folder decides sure and unsure:
     here P(wrong) = sigmoid(2 log perplexity), so a read at perplexity 1.2 (under the threshold of 1.5: sure
     by perplexity alone) has confidence 0.41 and is unsure. A model fitted on another reader's answers is
     not used."""

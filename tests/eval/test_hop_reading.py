@@ -1,4 +1,4 @@
-"""The hop-at-a-time reading of scripts/hop_reading.py: which questions are taken apart and how, and when the
+"""The hop-at-a-time reading of python -m benchmarks hop_reading: which questions are taken apart and how, and when the
 chained answer replaces the reader's own."""
 
 import pytest

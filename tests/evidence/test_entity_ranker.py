@@ -1,5 +1,5 @@
 """The EntityFirstRanker behaviours of the entity-first ranker spec (context/README.md); its latency
-criterion is scripts/bench_entity_ranker.py."""
+criterion is python -m benchmarks entity_ranker."""
 
 import pytest
 
