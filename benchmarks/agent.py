@@ -25,7 +25,8 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.loop import NOW, Agent
+from enrich_rag.agent.answer import NOW
+from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.records import Enriched, Read
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import load_config

@@ -84,7 +84,7 @@ class Arm:
         resources = self.resources
         analysis = analyze_query(question, resources.nlp, resources.store)
         hits = self.retrieval.corpus(question, resources.config.retrieval.graph_passages)
-        return self.session.agent().rank(analysis, hits)  # PageRank's top max(evidence.candidates, k): TOP by default
+        return self.session.agent().retriever.rank(analysis, hits)  # PageRank's top max(evidence.candidates, k): TOP by default
 
     def enrich(self, question: str, candidates, limit: int):
         resources = self.resources

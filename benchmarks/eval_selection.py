@@ -85,13 +85,13 @@ def main() -> None:
             )
         analysis = analyze_query(item.question, resources.nlp, resources.store)
         start = time.perf_counter()
-        found = ranker.search(item.question)  # the round's one corpus search
-        ranking = ranker.rank(analysis, found)
+        found = ranker.retriever.search(item.question)  # the round's one corpus search
+        ranking = ranker.retriever.rank(analysis, found)
         rows["graph_only"].append(
             {"docs": _dedupe(p.doc_id for p in ranking.passages), "gold": gold, "s": time.perf_counter() - start, "read": config.evidence.k}
         )
         start = time.perf_counter()
-        selected = ranker.select(analysis, found, ranking.passages, False, ranker.evidence).passages
+        selected = ranker.retriever.select(analysis, found, ranking.passages, False, ranker.evidence).passages
         selecting = time.perf_counter() - start
         read: list = []
         for name, listed, budget in zip(trees, lists, budgets):
@@ -110,7 +110,9 @@ def main() -> None:
             rows[listed].append({"docs": _dedupe(p.doc_id for p in order), "gold": gold, "s": selecting})
         for name, agent in agents.items():
             start = time.perf_counter()
-            chosen = agent.select(analysis, found, ranking.passages if agent.evidence.graph else (), agent.evidence.graph, agent.evidence)
+            chosen = agent.retriever.select(
+                analysis, found, ranking.passages if agent.evidence.graph else (), agent.evidence.graph, agent.evidence
+            )
             facts, record = chosen.passages, chosen.record
             rows[name].append(
                 {

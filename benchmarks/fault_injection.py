@@ -72,7 +72,7 @@ def _worker(params: Path) -> None:
         resources.writer.after_partition_write = lambda partition: os._exit(3)
     done: str | bool | None
     if operation in ("enrich", "crash"):
-        done = session.agent().enrich(topic, []).partition
+        done = session.agent().jobs.enrich(topic, []).partition
     elif operation == "compact":
         done = (resources.writer.compact() or {}).get("partition")
     elif operation == "add":

@@ -103,11 +103,11 @@ def bundled_graph_rank(params: Path, questions: int) -> dict:
     resources, agent = session.resources, session.agent()
     items = load_questions(config.corpus.source, "normalized")[: questions + 1]
     analyses = [analyze_query(i.question, resources.nlp, resources.store) for i in items]
-    agent.rank(analyses[0], agent.search(items[0].question))
+    agent.retriever.rank(analyses[0], agent.retriever.search(items[0].question))
     times = []
     for item, analysis in zip(items[1:], analyses[1:]):
         t0 = time.perf_counter()
-        agent.rank(analysis, agent.search(item.question))
+        agent.retriever.rank(analysis, agent.retriever.search(item.question))
         times.append((time.perf_counter() - t0) * 1000)
     counts = resources.store.counts()
     session.close()

@@ -74,12 +74,12 @@ def aligned_hops(rows: list[dict[str, Any]], gold: dict[str, QAItem], method: st
 
 
 def reading_order(rag: EnrichRAG, question: str, earlier: Sequence[str]) -> tuple[list[Passage], list[Passage], list[Passage]]:
-    """The hop's search hits, PageRank's passages and the passages it would read, in order (as `Agent._hop`)."""
+    """The hop's search hits, PageRank's passages and the passages it would read, in order (as `chain.hop`)."""
     agent, resources = rag.agent(), rag.resources
     sub = hop_analysis(analyze_query(question, resources.nlp, resources.store), earlier)
-    hits = agent.search(question)
-    ranking = agent.rank(sub, hits)
-    round_ = agent.hop_choice.round(sub, ranking, hits)
+    hits = agent.retriever.search(question)
+    ranking = agent.retriever.rank(sub, hits)
+    round_ = agent.tools.hop_choice.round(sub, ranking, hits)
     order: list[Passage] = []
     previous = Subgraph()
     for iteration in range(READ_LIMIT):

@@ -26,7 +26,6 @@ question before each related one, so a related question's own question comes onl
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 import statistics
@@ -235,7 +234,6 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=19)
     parser.add_argument("--jobs", choices=[LEARN, "all"], default=LEARN)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--recall-trust", choices=["sure", "exact"], help="agent.recall_trust for every stream (default: the config's)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--recount", action="store_true", help="only add `shared_hops` to the saved result at --out, from its rows")
     args = parser.parse_args()
@@ -252,10 +250,7 @@ def main() -> None:
             config, pairs, unrelated, name = folder_streams(args.params, args.folder, Path(workspace))
         else:
             config, pairs, unrelated, name = dev_streams(args.params, args.config, args.pairs, args.seed)
-        if args.recall_trust:
-            config = dataclasses.replace(config, agent=dataclasses.replace(config.agent, recall_trust=args.recall_trust))
-        settings = {"recall_trust": config.agent.recall_trust}
-        result: dict[str, Any] = {"dataset": name, "tuned": False, "settings": settings} | measure(config, pairs, unrelated, args.jobs)
+        result: dict[str, Any] = {"dataset": name, "tuned": False} | measure(config, pairs, unrelated, args.jobs)
     result["shared_hops"] = shared_hops(result)
     later = result["later"]
     table = Table(title=f"later questions, {name}: {later['n']} related pairs ({result['shared']}), jobs run: {args.jobs}")

@@ -1,6 +1,8 @@
 """The router as a classifier, and what it would have done to committed runs, with no reader call.
 
-Every bundled dev question is routed (`agent/route.py`: the query analysis and the bridge check's parse).
+Every bundled dev question is routed (`route` below: the query analysis and the bridge check's parse). The
+router ran in the loop as `agent.route` until it was retired: on HotpotQA dev 261-300 the routed loop lost
+held-out chains, EM -0.075 [-0.175, 0.000] against the hop loop (bench_results/route_vs_hops_hotpotqa_261_300.json).
 MuSiQue, HotpotQA and 2Wiki questions are all multi-hop and NQ's single-hop, so the share sent to the
 planner is the router's recall on the first three and one minus its specificity on NQ. Where a committed
 run of the hop loop (`--hops`) and one of the question read as one (`--one-read`) answered the same
@@ -27,11 +29,11 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.plan_shapes import QUESTIONS
+from enrich_rag.agent.descriptions import bridge_split
 from enrich_rag.agent.plan import ONE_HOP
-from enrich_rag.agent.route import route
 from enrich_rag.config import load_config
 from enrich_rag.eval.stats import bootstrap, compare
-from enrich_rag.evidence.query_analysis import analyze_query
+from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query
 from enrich_rag.extract.spacy_extractor import load_spacy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,12 +41,22 @@ MULTI_HOP = {"musique", "hotpotqa", "2wiki"}
 HOP_COUNT = re.compile(r"^(\d)hop")
 
 
+def route(analysis: QueryAnalysis, nlp) -> tuple[bool, str]:
+    """Whether the question would get a Plan call, and the cue: it compares two named things, or it names a
+    thing by a description that can be asked on its own ("the director of Inception")."""
+    if analysis.kind == COMPARISON:
+        return True, "comparison"
+    if bridge_split(analysis.question, nlp) is not None:
+        return True, "description"
+    return False, "no cue"
+
+
 def routed(nlp, path: Path) -> list[dict[str, Any]]:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
-        decided = route(analyze_query(item["question"], nlp), nlp)
-        rows.append({"id": item["id"], "type": item.get("type", ""), "plans": decided.plans, "reason": decided.reason})
+        plans, reason = route(analyze_query(item["question"], nlp), nlp)
+        rows.append({"id": item["id"], "type": item.get("type", ""), "plans": plans, "reason": reason})
     return rows
 
 

@@ -16,9 +16,10 @@ from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from enrich_rag.agent.answer import Answer, validate_question
 from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.learned import learned_record, learned_rows
-from enrich_rag.agent.loop import Agent, Answer, validate_question
+from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.stream import streamed
 from enrich_rag.config import AgentConfig, Config, EvidenceConfig, load_config
@@ -181,13 +182,13 @@ class EnrichRAG:
 
     def enrich(self, question: str) -> EnrichResult:
         """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
-        return self.agent().enrich(validate_question(question), [])
+        return self.agent().jobs.enrich(validate_question(question), [])
 
     def enrich_pending(self, limit: int = 0, kind: str | None = None) -> list[EnrichmentJob]:
         """Run the queued jobs (`kind`: only "enrich" rounds or "learn" facts), oldest first, one at a
         time (`limit`: at most that many); each job as it ended. A job whose worker was killed is run
         again whole."""
-        return self.resources.jobs.run_pending(self.agent().run_job, limit, kind)
+        return self.resources.jobs.run_pending(self.agent().jobs.run, limit, kind)
 
     def jobs(self) -> list[EnrichmentJob]:
         """The enrichment queue: pending, running, done and failed jobs, oldest first."""
@@ -218,7 +219,7 @@ class EnrichRAG:
         `graph=False`: the hybrid search alone."""
         if not 1 <= k <= MAX_SEARCH_K:
             raise EnrichRagError(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
-        return self.agent().retrieve(query, k, graph)
+        return self.agent().retriever.retrieve(query, k, graph)
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""

@@ -106,10 +106,6 @@ class AgentConfig:
     # deep facts would restate its context); or as many drawn at random from the question's own top
     # corpus hits (random: the control).
     enrich_targets: str = choice("ranked", "beyond_context", "random")
-    # What a retried round reads: what the round before read plus the passages the enrichment brought into
-    # PageRank's top 5 (surfaced: a fresh selection scores the corpus as before and rarely reads them), or a
-    # context chosen anew (fresh: the ablation).
-    retry_context: str = choice("surfaced", "fresh")
     allow_enrich: bool = True
     # When an unsure answer's enrichment runs: after the answer, as a job in the project's queue (background:
     # run by `serve`'s worker or `enrich-rag enrich --pending`; no question waits for it), or before the
@@ -139,9 +135,6 @@ class AgentConfig:
     # The first read keeps of each passage its units (sentences, list items, code lines) that share a word
     # with the question and this many units after each, the title kept (-1: passages whole).
     first_read_cut: int = bounded(1, ge=-1, le=20)
-    # With hops: plan only a question whose parse shows a comparison or a description of a thing it names
-    # (agent/route.py); any other is read as one without a Plan call.
-    route: bool = False
     # With hops: a comparison is read as one (both sides in one read, no Plan call) instead of as
     # side-by-side hops and a composing read: on the dev runs one read answered comparisons as well or
     # better at fewer reader calls (bench_results/route_questions.json, comparisons_in_one_read).
@@ -162,11 +155,6 @@ class AgentConfig:
     # Recall a learned fact for a different question about the same entity when they share at least this
     # share of their content words (its passage is read again); the same question is recalled at any value.
     recall_match: float = bounded(0.6, ge=0.0, le=1.0)
-    # Which recalled facts answer without a reader call: the same question learned surely (sure: its
-    # perplexity under the threshold), or the same question whatever its perplexity (exact: a learned fact
-    # is a read that stated its answer, and the same question over the same passage reads the same). A
-    # similar question always reads the cited passage.
-    recall_trust: str = choice("sure", "exact")
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def test_graph_verify_finds_a_killed_rollback_and_repair_finishes_it(gap_config,
 
     resources = Resources(gap_config, extractor=spacy_extractor)
     agent = make_agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
-    partition = agent.enrich("Where was Christopher Nolan born?", []).partition
+    partition = agent.jobs.enrich("Where was Christopher Nolan born?", []).partition
     assert partition
 
     def killed(path):
@@ -153,7 +153,7 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
     resources = Resources(gap_config, extractor=spacy_extractor)
     partition = (
         make_agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
-        .enrich("Where was Christopher Nolan born?", [])
+        .jobs.enrich("Where was Christopher Nolan born?", [])
         .partition
     )
     resources.close()
@@ -209,7 +209,7 @@ def test_version_prints_the_installed_version():
 def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
     """The CLI prints the corpus model's confidence beside the perplexity, and an unsure answer says its
     chance of being wrong; without a model it gives the perplexity against the threshold, as before."""
-    from enrich_rag.agent.loop import Answer
+    from enrich_rag.agent.answer import Answer
     from enrich_rag.agent.trace import Trace
     from enrich_rag.cli.main import _print_answer
 
@@ -234,7 +234,7 @@ def test_graph_learned_lists_facts_and_forget_hides_one_until_rolled_back(gap_co
     (passage,) = resources.passages.by_ids(["inception::c0"])
     fact = learned_fact("Who directed Inception?", "Christopher Nolan", 1.02, [passage], ["Inception"], "qwen")
     assert fact is not None and fact.evidence == "Christopher Nolan directed Inception."
-    assert make_agent(resources).learn([fact])["facts"] == 1
+    assert make_agent(resources).jobs.learn([fact])["facts"] == 1
     resources.close()
     params, runner = _params(gap_config, tmp_path), CliRunner()
     listed = runner.invoke(app, ["graph", "learned", "--params", str(params), "--json"])

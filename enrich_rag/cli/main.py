@@ -214,7 +214,7 @@ def query(
     When `enrich-rag serve` runs over the same data, the question goes to it (models already loaded)."""
     import dataclasses
 
-    from enrich_rag.agent.loop import Answer, validate_question
+    from enrich_rag.agent.answer import Answer, validate_question
     from enrich_rag.serve import client
 
     cfg = _config(params, config)

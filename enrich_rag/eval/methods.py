@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enrich_rag.agent.answer import NOW, Answer
 from enrich_rag.agent.confidence import confidence_summary
-from enrich_rag.agent.loop import NOW, Answer
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
 from enrich_rag.agent.resources import Resources
@@ -82,10 +82,8 @@ ONE_READ = {"hops": False, "first_read": 0}
 AGENT_OVERRIDES: dict[str, dict[str, Any]] = {
     "enrichrag_random": {"enrich_targets": "random"},
     "enrichrag_beyond": {"enrich_targets": "beyond_context"},
-    "enrichrag_fresh": {"retry_context": "fresh"},
     "enrichrag_single": ONE_READ,
     "enrichrag_no_bridge": {"bridge_check": False},
-    "enrichrag_routed": {"route": True},
     "enrichrag_read_first": {"plan_when": "unsure", "grow": "unstated", "first_read": 0},
     "enrichrag_plan_first": {"plan_when": "always"},
     "enrichrag_landed": {"plan_when": "always", "first_read": 0},
@@ -106,13 +104,11 @@ AGENT_METHODS: dict[str, tuple[bool, dict[str, Any]]] = {
     "enrichrag": (True, {}),
     "enrichrag_single": (False, {}),  # the whole question read at once (the loop before plans): the ablation
     "enrichrag_no_bridge": (False, {}),  # the hop loop without the bridge check on questions kept whole: its ablation
-    "enrichrag_routed": (False, {}),  # the hop loop that plans only what the parse routes to the planner (agent/route.py)
     "enrichrag_read_first": (False, {}),  # the tree's read first (not the search's), plan only when it does not state its answer
     "enrichrag_plan_first": (False, {}),  # a Plan call before the search's first read (`plan_when: always`)
     "enrichrag_landed": (False, {}),  # plan first and read the tree (`first_read: 0`): the loop before the search's first read
     "enrichrag_random": (True, {}),  # the control: as many random unread chunks from the question's own corpus hits
     "enrichrag_beyond": (True, {}),  # deep-reads the question's top passages the reader did not already read whole
-    "enrichrag_fresh": (True, {}),  # a retried round selects its context anew instead of reading what enrichment surfaced
     "pcst_no_facts": (False, {"fact_lines": False}),  # the tree's passages without its fact lines
     "entity_first": (False, ENTITY_FIRST),  # SEAL-RAG's fixed k passages instead of the tree: the ablation
     "ef_no_graph": (False, ENTITY_FIRST | {"graph": False}),  # entity-first without any graph input: the graph's share

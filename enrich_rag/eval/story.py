@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from enrich_rag.agent.loop import NOW, Answer
+from enrich_rag.agent.answer import NOW, Answer
 from enrich_rag.agent.records import Enriched
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.loop import QueryError
+from enrich_rag.agent.answer import QueryError
 from enrich_rag.agent.resources import Resources
 from enrich_rag.index.graph_index import search_graph
 from enrich_rag.storage.ids import node_id
@@ -25,7 +25,7 @@ def _resources(config, llm, extractor):
 def enrich_graph(question, resources, limit_chunks):
     """One EnrichGraph round with the template expansion query (no LLM call)."""
     agent_cfg = dataclasses.replace(resources.config.agent, enrich_chunks=limit_chunks, expansion="template")
-    return make_agent(resources, agent_cfg).enrich(question, [])
+    return make_agent(resources, agent_cfg).jobs.enrich(question, [])
 
 
 def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, embedded_llm, spacy_extractor):

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from enrich_rag.agent import one_read
+from enrich_rag.agent.answer import QueryError
 from enrich_rag.agent.citations import PassageCitation
-from enrich_rag.agent.loop import Agent, QueryError
 from enrich_rag.agent.records import Ranked
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
@@ -44,12 +45,12 @@ def _surface_one(monkeypatch):
     gives the same answer), so a scripted reader could not answer the retry differently."""
 
     def surfaced(before, ranking):
-        if before.best is None or ranking is None:
+        if before.read is None or ranking is None:
             return []
         read = {e.id for e in before.evidence}
         return [p for p in ranking.passages if p.id not in read][-1:]
 
-    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+    monkeypatch.setattr(one_read, "_surfaced", surfaced)
 
 
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
@@ -144,41 +145,35 @@ def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader
 
 
 def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_before():
-    from enrich_rag.agent.loop import SearchRound
+    from enrich_rag.agent.state import SearchRound
     from enrich_rag.evidence.graph_rank import GraphRanking
 
     p = {i: Passage(f"d{i}::c0", f"d{i}", f"Title {i}", f"text {i}") for i in range(9)}
     before = SearchRound(Sufficiency("Paris", 9.0, (p[0], p[7])), ranked=(p[0], p[1], p[2], p[3], p[4], p[5]))
     after = GraphRanking([p[6], p[1], p[7], p[5], p[0], p[8]])  # 6 and 5 rose into the top 5; 7 was read; 8 is sixth
-    assert Agent._surfaced(before, after) == [p[6], p[5]]
-    assert Agent._surfaced(SearchRound(), after) == []  # a first round has nothing before it
-    assert Agent._surfaced(before, None) == []
+    assert one_read._surfaced(before, after) == [p[6], p[5]]
+    assert one_read._surfaced(SearchRound(), after) == []  # a first round has nothing before it
+    assert one_read._surfaced(before, None) == []
 
 
-@pytest.mark.parametrize("retry_context", ["surfaced", "fresh"])
-def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surfaced(
-    world, tmp_path, spacy_extractor, monkeypatch, retry_context
-):
+def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surfaced(world, tmp_path, spacy_extractor, monkeypatch):
     """Which passage surfaces is arranged here (the last passage of the retry's PageRank list, as if the new
     facts had lifted it); the enrichment, the ranking and the prompts are the real loop's."""
     script = [("Paris", 20.0), ("Rome", 12.0), ("London", 1.1)]
-    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=2, retry_context=retry_context)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=2)
     lifted = []
 
     def surfaced(before, ranking):
-        if before.best is None or ranking is None:
+        if before.read is None or ranking is None:
             return []
         read = {e.id for e in before.evidence}
         lifted[:] = [p for p in ranking.passages if p.id not in read][-1:]
         return lifted
 
-    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+    monkeypatch.setattr(one_read, "_surfaced", surfaced)
     answer = agent.answer(QUESTION)
     *_, best_before, retried = step_outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
     assert "EnrichGraph" in answer.trace.tools()
-    if retry_context == "fresh":
-        assert "surfaced" not in retried
-        return
     assert lifted and retried["surfaced"] == [lifted[0].id]
     assert retried["chunk_ids"] == [*best_before["chunk_ids"], lifted[0].id]  # the prompt extends what was read
     assert answer.answer == "London" and lifted[0].id in [c.chunk_id for c in answer.citations]
@@ -198,7 +193,7 @@ def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, 
     answer = agent.answer(QUESTION)
     assert step_outputs(answer, "AnalyzeDecide")[0] == {"reason": "max_enrich_rounds reached", "decision": ANSWER_UNSURE}
     # Enrich twice by hand: the second finds every chunk of its query already extracted.
-    first, second = agent.enrich("Christopher Nolan", []), agent.enrich("Christopher Nolan", [])
+    first, second = agent.jobs.enrich("Christopher Nolan", []), agent.jobs.enrich("Christopher Nolan", [])
     assert first.partition and not second.partition and second.record()["reason"] == "no uncovered chunks found"
 
 
@@ -485,11 +480,11 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     The second hop then goes on from the grounded answer; one enrichment round in all."""
 
     def surfaced(before, ranking):
-        if before.best is None or ranking is None:
+        if before.read is None or ranking is None:
             return []
         return [p for p in ranking.passages if p.id.startswith("nolan::")]
 
-    monkeypatch.setattr(Agent, "_surfaced", staticmethod(surfaced))
+    monkeypatch.setattr(one_read, "_surfaced", surfaced)
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     answer = agent.answer(QUESTION)
@@ -704,20 +699,6 @@ def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features()
     assert cited == ["nolan::c0"] and features["ungrounded"] == 0.0
 
 
-def test_with_routing_a_question_without_a_cue_gets_no_plan_call(world, tmp_path, spacy_extractor):
-    """`agent.route`: the parse decides; a plain question is read as one without asking the planner (one
-    reader call in all), while a described bridge still is planned."""
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.1)], hops=True, route=True)
-    answer = agent.answer("Who directed Inception?", allow_enrich=False)
-    assert answer.trace.tools()[:2] == ["AnalyzeQuery", "Route"] and "Plan" not in answer.trace.tools()
-    assert step_outputs(answer, "Route") == [{"decision": "whole", "reason": "no cue"}]
-    assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
-
-    planned, llm = loop_agent(world, tmp_path / "planned", spacy_extractor, [(KEPT_WHOLE, 2.0), ("London", 1.1)], hops=True, route=True)
-    answer = planned.answer(QUESTION, allow_enrich=False)
-    assert step_outputs(answer, "Route") == [{"decision": "plan", "reason": "description"}] and "Plan" in answer.trace.tools()
-
-
 def test_a_whole_read_that_states_its_answer_is_not_read_again(world, tmp_path, spacy_extractor):
     """`agent.grow: unstated`: the first read's answer is a span of what it read, so however high its
     perplexity, no wider context is read to confirm it (the perplexity rule would read on)."""
@@ -791,7 +772,7 @@ def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_
     assert agent.answer(QUESTION).queued == [job.id]  # asked again before it ran: the same job, not a second
     assert len(resources.jobs.jobs()) == 1
 
-    (ran,) = resources.jobs.run_pending(agent.run_job)
+    (ran,) = resources.jobs.run_pending(agent.jobs.run)
     assert ran.state == "done" and ran.result["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert resources.jobs.jobs("pending", "running") == [] and resources.writer.verify() == []
     again = agent.answer(QUESTION, allow_enrich=False)

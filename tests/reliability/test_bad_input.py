@@ -74,8 +74,9 @@ def test_mixed_script_question_is_answered(gap_config, embedded_llm, spacy_extra
 def test_missing_dvc_repo_fails_before_any_write(gap_config, embedded_llm, spacy_extractor, tmp_path):
     config = dataclasses.replace(gap_config, paths=dataclasses.replace(gap_config.paths, dvc_root=str(tmp_path / "nowhere")))
     before = _fingerprint(config.paths.graph, config.paths.graph_index)
+    jobs = make_agent(Resources(config, llm=embedded_llm, extractor=spacy_extractor)).jobs
     with pytest.raises(StorageError, match="no DVC repository"):
-        make_agent(Resources(config, llm=embedded_llm, extractor=spacy_extractor)).enrich("Where was the director of Inception born?", [])
+        jobs.enrich("Where was the director of Inception born?", [])
     assert committed_partitions(Path(config.paths.graph)) == ["seed"]
     assert _fingerprint(config.paths.graph, config.paths.graph_index) == before
 

@@ -67,7 +67,7 @@ def enriched(gap_config, spacy_extractor):
     """The seed, one real enrichment (spaCy over the Nolan page) and three hand-made partitions."""
     resources = Resources(gap_config, extractor=spacy_extractor)
     agent_cfg = dataclasses.replace(gap_config.agent, enrich_chunks=2, expansion="template")
-    assert make_agent(resources, agent_cfg).enrich("Where was the director of Inception born?", []).partition
+    assert make_agent(resources, agent_cfg).jobs.enrich("Where was the director of Inception born?", []).partition
     for i, name in enumerate(PEOPLE):
         assert resources.writer.commit(_fact(name, f"alias {i}"))
     return resources

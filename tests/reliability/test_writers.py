@@ -24,7 +24,7 @@ def _enrich(config, extractor):
     """One EnrichGraph round (template expansion, no LLM) on fresh resources; returns them and the result."""
     resources = Resources(config, extractor=extractor)
     agent_cfg = dataclasses.replace(config.agent, enrich_chunks=2, expansion="template")
-    return resources, make_agent(resources, agent_cfg).enrich(QUESTION, [])
+    return resources, make_agent(resources, agent_cfg).jobs.enrich(QUESTION, [])
 
 
 def _hand_made(name: str):

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from enrich_rag.agent.loop import validate_question
+from enrich_rag.agent.answer import validate_question
 from enrich_rag.agent.stream import OnStep
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.serve.admission import Busy, Ticket

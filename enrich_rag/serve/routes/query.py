@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from enrich_rag.agent.loop import MAX_QUESTION_CHARS
+from enrich_rag.agent.answer import MAX_QUESTION_CHARS
 from enrich_rag.agent.stream import OnStep
 from enrich_rag.serve.admission import Busy, Ticket
 from enrich_rag.serve.server import Asking, Server, busy_reply, sse

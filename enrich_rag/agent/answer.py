@@ -1,0 +1,101 @@
+"""What a caller hands the loop and gets back: the question checked, when its enrichment runs, the Answer."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from enrich_rag.agent.citations import Citation, citation_from_dict
+from enrich_rag.agent.quote import Quote
+from enrich_rag.agent.trace import Trace
+from enrich_rag.config import AgentConfig
+from enrich_rag.errors import EnrichRagError
+
+MAX_QUESTION_CHARS = 2000
+NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
+NOW, BACKGROUND = "now", "background"
+
+
+class QueryError(EnrichRagError):
+    pass
+
+
+def validate_question(question: str) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise QueryError("question is empty")
+    if "\x00" in question:
+        raise QueryError("question contains binary data (NUL bytes)")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes reach Python as lone surrogates (argv, files read with errors)
+        raise QueryError("question is not valid UTF-8 text") from None
+    if len(question) > MAX_QUESTION_CHARS:
+        raise QueryError(f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+    return " ".join(question.split())
+
+
+def enrich_when(config: AgentConfig, enrich: bool | str | None) -> str | None:
+    """When a question's enrichment runs (None: never): a caller's False, "now" or "background", or the
+    project's `agent.enrich_when` for True, and for None when `agent.allow_enrich`."""
+    if enrich is None:
+        return config.enrich_when if config.allow_enrich else None
+    if enrich is True:
+        return config.enrich_when
+    if enrich is False:
+        return None
+    if enrich in (NOW, BACKGROUND):
+        return str(enrich)
+    raise QueryError(f"enrich must be 'background', 'now', true or false, not {enrich!r}")
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    perplexity: float
+    sure: bool  # the loop's own verdict: the fitted confidence, or the perplexity rule without one
+    citations: list[Citation]
+    subgraph: dict[str, Any]
+    trace: Trace = field(repr=False)
+    threshold: float = 0.0  # the perplexity under which an answer counts as sure
+    chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
+    confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
+    queued: list[str] = field(default_factory=list)  # enrichment jobs queued to run after this answer
+    quote: Quote | None = None  # the line of a cited passage that states the answer (agent/quote.py)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: an unreadable answer's infinite perplexity is null."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "perplexity": self.perplexity if math.isfinite(self.perplexity) else None,
+            "sure": self.sure,
+            "threshold": self.threshold,
+            "confidence": self.confidence,
+            "citations": [c.to_dict() for c in self.citations],
+            "subgraph": self.subgraph,
+            "chain": self.chain,
+            "queued": self.queued,
+            "quote": self.quote.to_dict() if self.quote else None,
+            "trace": self.trace.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Answer:
+        """An answer a server sent back (`enrich-rag query` against a running server)."""
+        perplexity = data.get("perplexity")
+        return cls(
+            data["question"],
+            data["answer"],
+            math.inf if perplexity is None else float(perplexity),
+            bool(data["sure"]),
+            [citation_from_dict(c) for c in data.get("citations", [])],
+            data.get("subgraph", {}),
+            Trace.from_dict(data.get("trace", {"question": data["question"]})),
+            float(data.get("threshold", 0.0)),
+            list(data.get("chain", [])),
+            data.get("confidence"),
+            list(data.get("queued", [])),
+            Quote(**data["quote"]) if data.get("quote") else None,
+        )

@@ -1,0 +1,64 @@
+"""Retrieval without the reader: the corpus search, GraphRank over it, entity-first selection.
+
+The loop's rounds read through it, and so do `EnrichRAG.search` and the benchmarks that study a step."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from enrich_rag.agent.answer import validate_question
+from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.state import top_passages
+from enrich_rag.config import EvidenceConfig
+from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
+from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
+from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
+from enrich_rag.storage.passages import Passage
+
+
+@dataclass(frozen=True)
+class Retriever:
+    resources: Resources
+    evidence: EvidenceConfig
+
+    def search(self, question: str) -> list[Passage]:
+        """The round's one corpus search: PageRank's dense seeds and entity-first's candidates both come from it."""
+        limit = max(self.resources.config.retrieval.graph_passages, self.evidence.candidates * RELEVANCE_POOL_FACTOR)
+        return self.resources.retrieval().corpus(question, limit)
+
+    def retrieve(self, question: str, k: int, graph: bool = True) -> list[Passage]:
+        """What the reader would be offered, without the reader: the corpus search re-ranked by GraphRank
+        (PageRank over the question's neighbourhood), topped up from the search; `graph=False`: the
+        hybrid search alone. Scores are relative to the best passage."""
+        question = validate_question(question)
+        hits = self.search(question)
+        if not graph:
+            return hits[:k]
+        return top_passages(self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits), hits, k)
+
+    def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
+        """GraphRank: one read of the question's neighbourhood, PageRank over it."""
+        resources = self.resources
+        return rank_passages(
+            analysis.question,
+            hits,
+            store=resources.store,
+            graph_index=resources.graph_index,
+            passages=resources.passages,
+            config=resources.config.retrieval,
+            embeddings=resources.config.embeddings,
+            query_entities=analysis.entities,
+            limit=max(self.evidence.candidates, self.evidence.k),
+        )
+
+    def select(
+        self, analysis: QueryAnalysis, hits: Sequence[Passage], graph_passages: Sequence[Passage], use_graph: bool, evidence: EvidenceConfig
+    ) -> Selection:
+        """Entity-first selection over the round's hits; the graph's PageRank passages join its candidate pool."""
+        retrieval = self.resources.retrieval()
+        if not use_graph:
+            retrieval = dataclasses.replace(retrieval, graph=None)
+        reranker = self.resources.reranker(evidence)
+        return select_evidence(analysis, retrieval, evidence, reranker, self.resources.nlp, graph_passages, hits)
