@@ -26,9 +26,8 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.answer import NOW
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.records import Enriched, Read
-from enrich_rag.api import EnrichRAG
+from enrich_rag.api import EnrichRAG, Settings
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.llm.models import model_name
@@ -40,13 +39,15 @@ def _pct(values: list[float]) -> tuple[float, float]:
     return float(np.percentile(values, 50)), float(np.percentile(values, 95))
 
 
-def _run(agent: Agent, questions: list[str], allow_enrich: bool, label: str, only_enriched: bool = False) -> dict:
+def _run(
+    session: EnrichRAG, settings: Settings | None, questions: list[str], allow_enrich: bool, label: str, only_enriched: bool = False
+) -> dict:
     """Latency per tool and end to end; with `only_enriched`, over the questions that wrote a partition."""
     per_tool: dict[str, list[float]] = defaultdict(list)
     totals, rounds, iterations = [], [], []
     per_iteration: dict[int, list[float]] = defaultdict(list)  # CheckSufficiency seconds of the i-th read
     for q in tqdm(questions, desc=label, unit="q"):
-        answer = agent.answer(q, allow_enrich=NOW if allow_enrich else False)
+        answer = session.ask(q, NOW if allow_enrich else False, settings=settings)
         rounds.append(len(answer.trace.partitions_written))
         checks = [s.seconds for s in answer.trace.steps if isinstance(s.record, Read)]
         iterations.append(len(checks))
@@ -89,18 +90,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = writable_copy(config, Path(tmp) / "copy", with_corpus=True)
         session = EnrichRAG(cfg)
-        resources, agent = session.resources, session.agent()
+        resources = session.resources
         t0 = time.perf_counter()
-        agent.answer(questions[0], allow_enrich=False)  # warm-up: model and index loads
+        session.ask(questions[0], False)  # warm-up: model and index loads
         results["warmup_s"] = time.perf_counter() - t0
-        results["no_enrich"] = _run(agent, questions, False, "no enrichment")
+        results["no_enrich"] = _run(session, None, questions, False, "no enrichment")
         titles = {t for r in enrich_rows for t in r["supporting_titles"]}
         results["edges_removed_for_enrichment"] = remove_seed_facts(
             resources.writer, {p.id for p in read_passages(cfg.paths.chunks) if p.title in titles}
         )
         one_round = dataclasses.replace(cfg.agent, max_enrich_rounds=1)
         results["one_enrich_round"] = _run(
-            session.agent(one_round), [r["question"] for r in enrich_rows], True, "one enrichment round", only_enriched=True
+            session, (one_round, None), [r["question"] for r in enrich_rows], True, "one enrichment round", only_enriched=True
         )
 
         # Upsert 100 new nodes vs rebuilding the whole graph index.

@@ -42,10 +42,10 @@ def main() -> None:
     rows = [json.loads(line) for line in Path(config.corpus.source).read_text().splitlines() if line.strip()]
     rows = rows[args.offset : args.offset + args.questions]
     # Calibrate the model's own scale: an explicit agent.ppl_threshold plays no part here.
-    agent = EnrichRAG(config, reconcile=False).agent()
+    rag = EnrichRAG(config, reconcile=False)
     records = []
     for row in tqdm(rows, desc="calibrating", unit="q"):
-        answer = agent.answer(row["question"], allow_enrich=False)
+        answer = rag.ask(row["question"], False)
         records.append(
             {"id": row["id"], "perplexity": answer.perplexity, "answer": answer.answer, "f1": token_f1(answer.answer, row["answers"])}
         )

@@ -3,7 +3,7 @@
 The documents are 2WikiMultihopQA dev passages the bundled (HotpotQA) corpus lacks: the gold passages
 of 2Wiki questions, in file order, so there are questions about them. On a private copy of the bundled
 build (its own DVC repository; the project's data is untouched), each document is added on its own
-(`Resources.add_documents`, what `enrich-rag add` runs, in one process with the models loaded) and timed; then
+(`EnrichRAG.add`, what `enrich-rag add` runs, in one process with the models loaded) and timed; then
 questions whose gold passages were added are asked with the default reader and no enrichment; then the
 gold passages of the first questions are removed, one at a time, and those questions asked again:
 their answers must no longer cite them. Ends with `GraphWriter.verify` (partitions, both indexes, DVC).
@@ -25,6 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from enrich_rag.api import EnrichRAG
 from enrich_rag.config import load_config
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.storage.passages import read_passages
@@ -53,9 +54,9 @@ def documents_and_questions(bundled_titles: set[str], documents: int) -> tuple[l
     return list(docs.values()), questions
 
 
-def _ask(agent: Any, question: dict) -> dict[str, Any]:
+def _ask(session: EnrichRAG, question: dict) -> dict[str, Any]:
     t0 = time.perf_counter()
-    answer = agent.answer(question["question"], allow_enrich=False)
+    answer = session.ask(question["question"], False)
     return {
         "question": question["question"],
         "gold_docs": question["gold_docs"],
@@ -101,7 +102,6 @@ def main() -> None:
         resources.warm(enrich=False)
         _ = resources.seed_extractor
         load_s = time.perf_counter() - t0
-        agent = session.agent()
 
         adds = []
         for i, doc in enumerate(docs):
@@ -109,12 +109,12 @@ def main() -> None:
             path.parent.mkdir(exist_ok=True)
             path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
             t0 = time.perf_counter()
-            update = resources.add_documents([path])
+            update = session.add(path)
             adds.append(_timed(doc["id"], time.perf_counter() - t0, update))
             console.print(f"add {i + 1}/{len(docs)} {doc['title']}: {adds[-1]['seconds']:.2f} s, {update.partition}")
 
         asked = questions[: args.questions]
-        after_add = [_ask(agent, q) for q in asked]
+        after_add = [_ask(session, q) for q in asked]
         for row in after_add:
             console.print(f"Q {row['question']} -> {row['answer']!r} cites gold: {row['cites_gold']}")
 
@@ -128,10 +128,10 @@ def main() -> None:
         removes = []
         for doc_id in doomed:
             t0 = time.perf_counter()
-            update = resources.remove_documents([doc_id])
+            update = session.remove(doc_id)
             removes.append(_timed(doc_id, time.perf_counter() - t0, update))
             console.print(f"remove {doc_id}: {removes[-1]['seconds']:.2f} s")
-        after_remove = [_ask(agent, q) for q in doomed_questions]
+        after_remove = [_ask(session, q) for q in doomed_questions]
         problems = resources.writer.verify()
         counts = resources.store.counts()
         session.close()

@@ -76,9 +76,9 @@ def _worker(params: Path) -> None:
     elif operation == "compact":
         done = (resources.writer.compact() or {}).get("partition")
     elif operation == "add":
-        done = resources.add_documents([topic]).partition
+        done = session.add(topic).partition
     elif operation == "remove":
-        done = resources.remove_documents([topic]).partition
+        done = session.remove(topic).partition
     elif operation == "job":
         done = ",".join(j.state for j in session.enrich_pending(limit=1))
     elif operation == "rollback":

@@ -61,11 +61,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 WRITE_STEPS = (Tool.QUEUE_ENRICHMENT, Tool.LEARN)  # the steps only an answer that may write takes
 
 
-def _asked(agent: Any, llm: CountingLLM, item: Any, allow: str | bool) -> dict[str, Any]:
+def _asked(session: EnrichRAG, llm: CountingLLM, item: Any, allow: str | bool) -> dict[str, Any]:
     """One question's row: seconds, reader calls and tokens, the plan's kind, and the seconds its write steps took."""
     counted: TokenCount | None = getattr(llm.inner, "tokens", None)
     before, tokens_before = llm.calls, counted.copy() if counted is not None else None
-    answer = agent.answer(item.question, allow_enrich=allow)
+    answer = session.ask(item.question, allow)
     planned = answer.trace.first(Planned)
     kind = planned.plan.kind if planned else ONE_HOP
     written = sum(step.seconds for step in answer.trace.steps if step.tool in WRITE_STEPS)
@@ -99,9 +99,8 @@ def measure(
         config = writable_copy(config, workdir / dataset)  # queued jobs and the graph they would grow stay in the copy
     allow: str | bool = enrich if enrich != "off" else False
     with EnrichRAG(config, llm=llm, reconcile=False) as session:
-        agent = session.agent()
-        agent.answer(warm.question, allow_enrich=False)  # model, index and store loads
-        rows = [_asked(agent, llm, item, allow) for item in tqdm(measured, desc=dataset, unit="q")]
+        session.ask(warm.question, False)  # model, index and store loads
+        rows = [_asked(session, llm, item, allow) for item in tqdm(measured, desc=dataset, unit="q")]
     return {"range": [first, last]} | _by_kind(rows)
 
 
@@ -114,13 +113,13 @@ def measure_interleaved(params: str, overlay: str, first: int, last: int, llm: C
         EnrichRAG(config, llm=llm, reconcile=False) as plain,
         EnrichRAG(writable_copy(config, workdir / dataset), llm=llm, reconcile=False) as writing,
     ):
-        agents: dict[str, tuple[Any, str | bool]] = {"read_only": (plain.agent(), False), "background": (writing.agent(), "background")}
-        for agent, _ in agents.values():
-            agent.answer(warm.question, allow_enrich=False)
+        sessions: dict[str, tuple[EnrichRAG, str | bool]] = {"read_only": (plain, False), "background": (writing, "background")}
+        for session, _ in sessions.values():
+            session.ask(warm.question, False)
         for i, item in enumerate(tqdm(measured, desc=f"{dataset}, read-only and writes", unit="q")):
             for mode in ("read_only", "background") if i % 2 == 0 else ("background", "read_only"):
-                agent, allow = agents[mode]
-                rows[mode].append(_asked(agent, llm, item, allow))
+                session, allow = sessions[mode]
+                rows[mode].append(_asked(session, llm, item, allow))
     writes = rows["background"]
     return {
         "range": [first, last],

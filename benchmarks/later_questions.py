@@ -77,7 +77,7 @@ def related_pairs(items: list[QAItem], limit: int) -> list[tuple[QAItem, QAItem,
 
 def _ask(session: EnrichRAG, llm: CountingLLM, item: QAItem, enrich: str | bool) -> dict[str, Any]:
     before = llm.calls
-    answer = session.agent().answer(item.question, allow_enrich=enrich)
+    answer = session.ask(item.question, enrich)
     uses = Counter(r.use for r in answer.trace.records(Recalled))
     return {
         "id": item.id,
@@ -145,7 +145,7 @@ def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: 
     """The three streams over `pairs`; `unrelated[i]` stands before pair i's later question in the control."""
     llm = CountingLLM(make_llm(config.llm))
     with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads (nothing written)
-        session.agent().answer(pairs[0][0].question, allow_enrich=False)
+        session.ask(pairs[0][0].question, False)
         read_only = [_ask(session, llm, later, False) for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
     with tempfile.TemporaryDirectory() as work:
         grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], jobs, True, "grown")

@@ -74,9 +74,8 @@ def plain_read(rag: EnrichRAG, question: str, k: int, after: int | None = None) 
 def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[str, Any]:
     agent_config = dataclasses.replace(rag.config.agent, **setting.get("agent", {}))
     evidence = dataclasses.replace(rag.config.evidence, **setting.get("evidence", {}))
-    agent = rag.agent(agent_config, evidence)
     before, start = _tokens(rag).copy(), time.perf_counter()
-    answer = agent.answer(question, allow_enrich=False)
+    answer = rag.ask(question, False, settings=(agent_config, evidence))
     plan = answer.trace.first(Planned)
     return {
         "answer": answer.answer,

@@ -133,13 +133,13 @@ def main() -> int:
     totals: Counter[tuple[str, str]] = Counter()
     rounds = iterations = 0
     with EnrichRAG(config, llm=FallingReader(), reconcile=False) as session:  # type: ignore[arg-type]
-        agent, resources = session.agent(), session.resources
-        agent.answer(items[0].question, allow_enrich=False)  # loads models and indexes outside the count
+        resources = session.resources
+        session.ask(items[0].question, False)  # loads models and indexes outside the count
         counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})
         for item in items:
             session.resources.llm.calls = 0  # type: ignore[attr-defined]
             with counter.installed():
-                answer = agent.answer(item.question, allow_enrich=False)
+                answer = session.ask(item.question, False)
             rounds += len(answer.trace.records(Decided))
             iterations += len(answer.trace.records(Read))
         totals = counter.calls

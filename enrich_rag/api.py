@@ -21,7 +21,7 @@ from enrich_rag.agent.enrich_graph import EnrichResult
 from enrich_rag.agent.learned import learned_record, learned_rows
 from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.stream import streamed
+from enrich_rag.agent.stream import Hooks, streamed
 from enrich_rag.config import AgentConfig, Config, EvidenceConfig, load_config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.extract.base import Extractor
@@ -31,10 +31,13 @@ from enrich_rag.storage.graph_writer import Reconciliation
 from enrich_rag.storage.passages import Passage
 
 if TYPE_CHECKING:
+    from enrich_rag.ingest.sections import Document
     from enrich_rag.stages.corpus_update import CorpusUpdate
     from enrich_rag.storage.corpus_changes import DocumentEntry
 
 MAX_SEARCH_K = 100
+MAX_AGENTS = 4  # loops kept built, one per agent and evidence settings asked with
+Settings = tuple[AgentConfig | None, EvidenceConfig | None]  # agent and evidence settings for one question
 
 
 class Graph:
@@ -129,19 +132,18 @@ class EnrichRAG:
                 self.repaired = self.resources.writer.reconcile()
             except OSError as exc:
                 self.unreconciled = str(exc).splitlines()[0]
-        self._agent: Agent | None = None
+        self._agents: dict[tuple[AgentConfig, EvidenceConfig], Agent] = {}
         self.graph = Graph(self.resources)
 
     def agent(self, agent: AgentConfig | None = None, evidence: EvidenceConfig | None = None) -> Agent:
         """The loop with the project's settings, or with these agent and evidence settings (a method of
         the evaluation, the web page's saved settings)."""
-        default = agent is None and evidence is None
-        if default and self._agent is not None:
-            return self._agent
-        built = Agent(self.resources, agent or self.config.agent, evidence or self.config.evidence)
-        if default:
-            self._agent = built
-        return built
+        key = (agent or self.config.agent, evidence or self.config.evidence)
+        if key not in self._agents:
+            while len(self._agents) >= MAX_AGENTS:  # the oldest settings go first (the page may change them often)
+                self._agents.pop(next(iter(self._agents)))
+            self._agents[key] = Agent(self.resources, *key)
+        return self._agents[key]
 
     @classmethod
     def open(
@@ -161,23 +163,63 @@ class EnrichRAG:
         return cls.open(params, overlay, llm=llm)
 
     @overload
-    def ask(self, question: str, enrich: bool | str | None = ..., stream: Literal[False] = ...) -> Answer: ...
+    def ask(
+        self,
+        question: str,
+        enrich: bool | str | None = ...,
+        abstain: bool | None = ...,
+        stream: Literal[False] = ...,
+        time_limit_s: float | None = ...,
+        *,
+        settings: Settings | None = ...,
+        hooks: Hooks | None = ...,
+    ) -> Answer: ...
     @overload
-    def ask(self, question: str, enrich: bool | str | None = ..., *, stream: Literal[True]) -> Generator[dict[str, Any], None, None]: ...
+    def ask(
+        self,
+        question: str,
+        enrich: bool | str | None = ...,
+        abstain: bool | None = ...,
+        *,
+        stream: Literal[True],
+        time_limit_s: float | None = ...,
+        settings: Settings | None = ...,
+    ) -> Generator[dict[str, Any], None, None]: ...
 
-    def ask(self, question: str, enrich: bool | str | None = None, stream: bool = False) -> Answer | Generator[dict[str, Any], None, None]:
-        """The answer with its citations, perplexity, whether the loop is sure, and trace. `enrich=False`
-        never writes; "background" queues an unsure answer's enrichment (`enrich_pending` or the server
-        runs it) and answers at once; "now" waits for it and reads again; None does what `agent.allow_enrich`
-        and `agent.enrich_when` say.
+    def ask(
+        self,
+        question: str,
+        enrich: bool | str | None = None,
+        abstain: bool | None = None,
+        stream: bool = False,
+        time_limit_s: float | None = None,
+        *,
+        settings: Settings | None = None,
+        hooks: Hooks | None = None,
+    ) -> Answer | Generator[dict[str, Any], None, None]:
+        """The one way every caller asks (the CLI, the server and its routes, MCP, the evaluation, the
+        story, the benchmarks). The answer with its citations, quote, perplexity, whether the loop is sure,
+        and trace. `enrich=False` never writes; "background" queues an unsure answer's enrichment
+        (`enrich_pending` or the server runs it) and answers at once; "now" waits for it and reads again;
+        None does what `agent.allow_enrich` and `agent.enrich_when` say. `abstain`: an answer still unsure
+        says it was not found (None: `agent.abstain`). `time_limit_s`: the question stops before its next
+        tool past it (QueryStopped), and starts no enrichment round that `serve.enrich_reserve_s` says
+        cannot fit. `settings`: agent and evidence settings other than the project's (an evaluation
+        method, the page's saved settings). `hooks`: a caller's own stop, enrichment and step callbacks
+        (the server's: a client gone, its reader line, its event loop).
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
         `answer` with the whole answer as JSON); closing the iterator stops the question before its next tool."""
-        agent = self.agent()
+        agent = self.agent(*(settings or (None, None)))
+        limited = hooks or Hooks()
+        if time_limit_s is not None:
+            limited = limited.within(time_limit_s, self.config.serve.enrich_reserve_s)
         if not stream:
-            return agent.answer(question, allow_enrich=enrich)
+            return agent.answer(question, enrich, abstain, limited.should_stop, limited.time_for_enrichment, limited.on_step)
         validate_question(question)  # a bad question fails here, not on the first `next`
         return streamed(
-            lambda on_step, should_stop: agent.answer(question, allow_enrich=enrich, should_stop=should_stop, on_step=on_step).to_dict()
+            lambda on_step, closed: agent.answer(
+                question, enrich, abstain, limited.or_stop(closed).should_stop, limited.time_for_enrichment, on_step
+            ).to_dict()
         )
 
     def enrich(self, question: str) -> EnrichResult:
@@ -197,14 +239,22 @@ class EnrichRAG:
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
         """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
-        return self.resources.add_documents(list(paths))
+        from enrich_rag.stages.corpus_update import read_documents
+
+        return self._add(read_documents(list(paths), self.config.corpus.format, self.config.corpus.source))
 
     def add_text(self, text: str, doc_id: str = "", title: str = "") -> CorpusUpdate:
         """A string as a document (markdown headings make its sections). Without `doc_id` the id is the
         text's hash (the same text twice is one document); with it, new text under an id replaces the old."""
         from enrich_rag.ingest.documents import text_document
 
-        return self.resources.add([text_document(text, doc_id, title)])
+        return self._add([text_document(text, doc_id, title)])
+
+    def _add(self, docs: list[Document]) -> CorpusUpdate:
+        from enrich_rag.stages.corpus_update import add_documents
+
+        resources = self.resources
+        return add_documents(self.config, resources.passages, resources.writer, lambda: resources.seed_extractor, docs)
 
     def passage(self, chunk_id: str) -> Passage | None:
         """One chunk by its id (what a citation points at)."""
@@ -223,7 +273,9 @@ class EnrichRAG:
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
         """Remove documents by id: their passages, facts and links are no longer read or cited."""
-        return self.resources.remove_documents(list(doc_ids))
+        from enrich_rag.stages.corpus_update import remove_documents
+
+        return remove_documents(self.resources.passages, self.resources.writer, list(doc_ids))
 
     def close(self) -> None:
         self.resources.close()

@@ -49,6 +49,29 @@ def test_from_folder_builds_a_workspace_and_answers_with_citations_into_it(tmp_p
     assert (tmp_path / "ws-films/config.yaml").is_file() and (tmp_path / "ws-films/.dvc").is_dir()
 
 
+def test_one_call_asks_with_abstain_a_time_limit_and_other_settings(tmp_path, embedded_llm):
+    """`ask` is the one way every caller asks: `abstain` without rewriting the config, a time limit that
+    stops the question before its next tool, and agent settings other than the project's."""
+    import dataclasses
+
+    import pytest
+
+    from enrich_rag.agent.answer import NOT_FOUND
+    from enrich_rag.agent.trace import QueryStopped
+
+    folder = _folder(tmp_path / "films", SMALL_CORPUS)
+    with EnrichRAG.from_folder(folder, tmp_path / "ws-films", _params(tmp_path), llm=embedded_llm) as rag:
+        unsure = dataclasses.replace(rag.config.agent, sure_confidence=1.0, ppl_threshold=1e-6), None  # nothing is sure
+        guessed = rag.ask("Who directed Inception?", False, settings=unsure)
+        said = rag.ask("Who directed Inception?", False, abstain=True, settings=unsure)
+        assert not guessed.sure and guessed.answer != NOT_FOUND and said.answer == NOT_FOUND and said.quote is None
+        assert rag.config.agent.abstain is False  # the project's settings are left as they were
+        with pytest.raises(QueryStopped, match="time limit"):
+            rag.ask("Who directed Inception?", False, time_limit_s=0.0)
+        events = list(rag.ask("Who directed Inception?", False, abstain=True, stream=True, settings=unsure))
+        assert events[-1]["event"] == "answer" and events[-1]["answer"]["answer"] == NOT_FOUND
+
+
 def test_build_dir_keeps_each_folder_in_its_own_workspace(tmp_path):
     params, runner = _params(tmp_path), CliRunner()
     films = _folder(tmp_path / "films", SMALL_CORPUS)

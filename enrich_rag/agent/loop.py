@@ -39,21 +39,23 @@ class Agent:
     def answer(
         self,
         question: str,
-        allow_enrich: bool | str | None = None,
+        enrich: bool | str | None = None,
+        abstain: bool | None = None,
         should_stop: Callable[[], str | None] | None = None,
         time_for_enrichment: Callable[[], bool] | None = None,
         on_step: Callable[[Step], None] | None = None,
     ) -> Answer:
-        """`allow_enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
+        """`enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
         it; "now" waits for the round and reads again; True or None: `agent.enrich_when` (None: only when
-        `agent.allow_enrich`). `should_stop` is asked before every tool (a time limit, a client gone); a
+        `agent.allow_enrich`). `abstain`: an answer still unsure says it was not found (None:
+        `agent.abstain`). `should_stop` is asked before every tool (a time limit, a client gone); a
         reason raises QueryStopped. `time_for_enrichment` is asked before an EnrichGraph round: False
         answers with what was read (unsure) instead of starting a round the request's time limit cannot
         hold. `on_step` is told of each step as it finishes (a stream)."""
         question = validate_question(question)
         trace = Trace(question, should_stop=should_stop, on_step=on_step)
         start = time.perf_counter()
-        when = enrich_when(self.config, allow_enrich)
+        when = enrich_when(self.config, enrich)
         tools = self.tools
         state = QuestionState(tools.analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
         hops, read = self._read_question(state)
@@ -64,7 +66,7 @@ class Agent:
         if when is not None and self.config.learn and (facts := taught(tools, state, hops, read, stated(state.analysis))):
             learn(tools, state, when, facts)
         line = quote(text, read.evidence, question)
-        if not sure and self.config.abstain:
+        if not sure and (self.config.abstain if abstain is None else abstain):
             text, line = NOT_FOUND, None
         trace.seconds = round(time.perf_counter() - start, 4)
         queued = [r.job.id for r in trace.records(Queued)]

@@ -1,4 +1,5 @@
 """What the agent keeps open between questions: graph store, passages, both indexes, LLM, extractor, writer.
+It opens and loads; writes go through the writer, called by the jobs (agent/jobs.py) and the door (api.py).
 
 Models load lazily (the first question pays, later ones do not) and only what a path needs: a
 `--no-enrich` question never loads the extractor. Loading is thread-safe: the web server answers
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
@@ -25,10 +26,6 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
 from enrich_rag.storage.saved_index import SavedIndex
-
-if TYPE_CHECKING:
-    from enrich_rag.ingest.sections import Document
-    from enrich_rag.stages.corpus_update import CorpusUpdate
 
 MAX_RERANKERS = 4
 
@@ -158,24 +155,6 @@ class Resources:
         from enrich_rag.evidence.select import corpus_retrieval
 
         return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
-
-    def add_documents(self, paths: list[Path | str]) -> CorpusUpdate:
-        """`enrich-rag add`: new or changed documents into the corpus and graph, through the writer."""
-        from enrich_rag.stages.corpus_update import read_documents
-
-        return self.add(read_documents(paths, self.config.corpus.format, self.config.corpus.source))
-
-    def add(self, docs: list[Document]) -> CorpusUpdate:
-        """Documents already read (files, or text given as a string) into the corpus and graph."""
-        from enrich_rag.stages.corpus_update import add_documents
-
-        return add_documents(self.config, self.passages, self.writer, lambda: self.seed_extractor, docs)
-
-    def remove_documents(self, doc_ids: list[str]) -> CorpusUpdate:
-        """`enrich-rag remove`: documents out of the corpus and graph (a tombstone partition)."""
-        from enrich_rag.stages.corpus_update import remove_documents
-
-        return remove_documents(self.passages, self.writer, doc_ids)
 
     def loaded(self) -> set[str]:
         """What is loaded now: `llm`, `nlp`, `retrieval`, `extractor`, `seed_extractor`, `reranker:...`."""

@@ -10,9 +10,12 @@ stops the question before its next tool.
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
+import time
 from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 from enrich_rag.agent.trace import Step
@@ -22,6 +25,35 @@ CLOSED = "the stream was closed"
 
 OnStep = Callable[[Step], None]
 ShouldStop = Callable[[], str | None]
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A caller's callbacks into one question: asked before every tool for a reason to stop, before an
+    EnrichGraph round whether it can still fit, and told of each step as it finishes."""
+
+    should_stop: ShouldStop | None = None
+    time_for_enrichment: Callable[[], bool] | None = None
+    on_step: OnStep | None = None
+
+    def within(self, limit_s: float, reserve_s: float) -> Hooks:
+        """The same, stopping past `limit_s` from now, and starting no round with under `reserve_s` left."""
+        deadline = time.monotonic() + limit_s
+
+        def stop() -> str | None:
+            if self.should_stop and (reason := self.should_stop()):
+                return reason
+            return f"over the {limit_s:g} s time limit" if time.monotonic() > deadline else None
+
+        def fits() -> bool:
+            return self.time_for_enrichment() if self.time_for_enrichment else deadline - time.monotonic() > reserve_s
+
+        return dataclasses.replace(self, should_stop=stop, time_for_enrichment=fits)
+
+    def or_stop(self, other: ShouldStop) -> Hooks:
+        """Also stopped by `other` (a stream closed)."""
+        mine = self.should_stop
+        return dataclasses.replace(self, should_stop=lambda: other() or (mine() if mine else None))
 
 
 def step_event(step: Step) -> dict[str, Any]:

@@ -212,14 +212,11 @@ def query(
     """Answer a question with citations; enrich the graph when the evidence is not enough.
 
     When `enrich-rag serve` runs over the same data, the question goes to it (models already loaded)."""
-    import dataclasses
 
     from enrich_rag.agent.answer import Answer, validate_question
     from enrich_rag.serve import client
 
     cfg = _config(params, config)
-    if abstain is not None:
-        cfg = dataclasses.replace(cfg, agent=dataclasses.replace(cfg.agent, abstain=abstain))
     try:
         validate_question(question)  # before any index or model is loaded
         url = server or (None if local else client.find_server(cfg.paths.root))
@@ -233,7 +230,7 @@ def query(
             )
         else:
             with _open(cfg) as rag:
-                reply = _followed(rag.ask(question, enrich=enrich, stream=True), live=not as_json)
+                reply = _followed(rag.ask(question, enrich, abstain, stream=True), live=not as_json)
     except EnrichRagError as exc:
         _fail(exc)
     answer = Answer.from_dict(reply)

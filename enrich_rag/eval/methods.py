@@ -189,12 +189,9 @@ def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Predi
 def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction]:
     allow, overrides = AGENT_METHODS[name]
     config = session.config
-    agent = session.agent(
-        dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
-    )
-
+    settings = dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
     when = NOW if allow else False  # the design's loop: a method that enriches reads what its round found
-    return lambda item: prediction_of(agent.answer(item.question, allow_enrich=when))
+    return lambda item: prediction_of(session.ask(item.question, when, settings=settings))
 
 
 def prediction_of(answer: Answer) -> Prediction:

@@ -60,10 +60,10 @@ def tell(
     resources = session.resources
     try:
         # Read as one question: a planned question's hops do not enrich yet, and the story is about enrichment.
-        agent = session.agent(dataclasses.replace(session.config.agent, hops=False))
+        settings = dataclasses.replace(session.config.agent, hops=False), None
         gold = list(story["answers"])
-        before = agent.answer(story["question"], allow_enrich=False)
-        after = agent.answer(story["question"], allow_enrich=NOW)  # waits for the round the loop decides on
+        before = session.ask(story["question"], False, settings=settings)
+        after = session.ask(story["question"], NOW, settings=settings)  # waits for the round the loop decides on
         rounds = [r.result for r in after.trace.records(Enriched)]
         partitions = [r.partition for r in rounds if r.partition]
         facts = [

@@ -17,11 +17,10 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from enrich_rag.agent.loop import Agent
 from enrich_rag.agent.records import QueryAnalyzed
-from enrich_rag.agent.stream import OnStep, answer_event, error_event, step_event
+from enrich_rag.agent.stream import Hooks, OnStep, answer_event, error_event, step_event
 from enrich_rag.agent.trace import QueryStopped, Step
-from enrich_rag.api import EnrichRAG
+from enrich_rag.api import EnrichRAG, Settings
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError
 from enrich_rag.llm.base import TokenCount
@@ -82,11 +81,10 @@ class Server:
         self.limit_s = serve.query_timeout_s
         self.started = int(time.time())
 
-    def agent(self, abstain: bool | None = None) -> Agent:
-        """The loop with the page's saved settings, and the request's `abstain` when it gave one."""
+    def saved(self) -> Settings:
+        """The page's saved agent and evidence settings."""
         effective = self.settings.effective_config()
-        chosen = effective.agent if abstain is None else dataclasses.replace(effective.agent, abstain=abstain)
-        return self.rag.agent(chosen, effective.evidence)
+        return effective.agent, effective.evidence
 
     def require_token(self, http: Request, what: str) -> None:
         if not self.access.authorised(http.headers):
@@ -116,9 +114,8 @@ class Server:
         counted: TokenCount | None = getattr(self.rag.resources.llm, "tokens", None) if self.config.serve.workers == 1 else None
         tokens_before = counted.copy() if counted is not None else None
         try:
-            answer = self.agent(asking.abstain).answer(
-                asked, allow_enrich=asking.enrich, should_stop=should_stop, time_for_enrichment=time_for_enrichment, on_step=on_step
-            )
+            hooks = Hooks(should_stop, time_for_enrichment, on_step)
+            answer = self.rag.ask(asked, asking.enrich, asking.abstain, settings=self.saved(), hooks=hooks)
         except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
             if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:
                 self.admission.record_enrichment(enriching)

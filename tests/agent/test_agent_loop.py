@@ -32,7 +32,7 @@ def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, em
     # A threshold no answer can meet forces exactly one enrichment round whatever the model says.
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, ppl_threshold=1.0, max_enrich_rounds=1))
     agent = make_agent(_resources(config, embedded_llm, spacy_extractor))
-    answer = agent.answer(QUESTION, allow_enrich="now")
+    answer = agent.answer(QUESTION, enrich="now")
     tools = answer.trace.tools()
     assert {"EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph"} <= set(tools)
     (partition, *learned) = answer.trace.partitions_written  # the round's, then what the answer's grounded read taught
@@ -57,7 +57,7 @@ def test_enrichment_persists_for_a_related_question_without_reextraction(gap_con
     assert first.partition and "nolan::c0" in first.new_chunks
     again = enrich_graph("Which university did Christopher Nolan study at?", resources, limit_chunks=4)
     assert "nolan::c0" not in again.new_chunks  # already covered by the graph
-    answer = make_agent(resources).answer("Where was Christopher Nolan born?", allow_enrich=False)
+    answer = make_agent(resources).answer("Where was Christopher Nolan born?", enrich=False)
     assert not [s for s in answer.trace.steps if s.tool == "EnrichGraph"]
     assert any("born in London" in c.evidence for c in answer.citations)
 

@@ -13,6 +13,7 @@ import pytest
 from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import InputDataError
 from enrich_rag.index.embeddings import search
+from enrich_rag.stages.corpus_update import CorpusUpdate, add_documents, read_documents, remove_documents
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
 from tests.conftest import make_agent
@@ -23,6 +24,16 @@ KEMBLE = "# Kemble\n\nKemble is a village in Gloucestershire with a railway stat
 
 def _resources(config, extractor, llm=None) -> Resources:
     return Resources(config, llm=llm, seed_extractor=extractor)  # the session's spaCy: the model loads once
+
+
+def _add(resources: Resources, paths: list[Path]) -> CorpusUpdate:
+    """What `EnrichRAG.add` does, over these resources."""
+    docs = read_documents(list(paths), resources.config.corpus.format, resources.config.corpus.source)
+    return add_documents(resources.config, resources.passages, resources.writer, lambda: resources.seed_extractor, docs)
+
+
+def _remove(resources: Resources, doc_ids: list[str]) -> CorpusUpdate:
+    return remove_documents(resources.passages, resources.writer, doc_ids)
 
 
 def _docs(tmp_path: Path, **files: str) -> Path:
@@ -40,7 +51,7 @@ def _corpus_ids(resources: Resources, query: str) -> list[str]:
 def test_added_documents_are_searched_linked_both_ways_and_skipped_when_unchanged(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
     folder = _docs(tmp_path, tenet_md=TENET, kemble_md=KEMBLE)
-    update = resources.add_documents([folder])
+    update = _add(resources, [folder])
     assert update.partition and update.partition.startswith("add-")
     assert sorted(update.added) == ["kemble.md", "tenet.md"] and update.chunks_added == 2
     tenet = resources.passages.by_doc_ids(["tenet.md"])
@@ -52,17 +63,17 @@ def test_added_documents_are_searched_linked_both_ways_and_skipped_when_unchange
     assert resources.writer.verify() == []
     assert Path(gap_config.paths.graph, "chunks", f"partition={update.partition}.dvc").is_file()
 
-    again = resources.add_documents([folder])
+    again = _add(resources, [folder])
     assert again.partition is None and sorted(again.unchanged) == ["kemble.md", "tenet.md"]
 
 
 def test_a_changed_document_replaces_its_old_version(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
     folder = _docs(tmp_path, tenet_md=TENET)
-    resources.add_documents([folder])
+    _add(resources, [folder])
     old = [p.id for p in resources.passages.by_doc_ids(["tenet.md"])]
     (folder / "tenet.md").write_text(TENET.replace("2020", "2021"), encoding="utf-8")
-    update = resources.add_documents([folder])
+    update = _add(resources, [folder])
     assert update.changed == ["tenet.md"] and update.chunks_removed == 1
     now = resources.passages.by_doc_ids(["tenet.md"])
     assert len(now) == 1 and now[0].id not in old and "2021" in now[0].text
@@ -74,7 +85,7 @@ def test_removed_documents_are_hidden_and_a_rollback_brings_them_back(gap_config
     resources = _resources(gap_config, spacy_extractor)
     dicaprio = node_id("Leonardo DiCaprio")
     assert resources.store.neighbors([dicaprio])
-    update = resources.remove_documents(["dicaprio"])
+    update = _remove(resources, ["dicaprio"])
     assert update.partition and update.partition.startswith("remove-") and update.chunks_removed == 1
     assert resources.passages.by_doc_ids(["dicaprio"]) == []
     assert "dicaprio::c0" not in _corpus_ids(resources, "Leonardo DiCaprio American actor Academy Award")
@@ -94,12 +105,12 @@ def test_bad_input_is_one_line_and_writes_nothing(gap_config, spacy_extractor, t
     resources = _resources(gap_config, spacy_extractor)
     before = committed_partitions(Path(gap_config.paths.graph))
     with pytest.raises(InputDataError, match="no document 'nope'"):
-        resources.remove_documents(["nope"])
+        _remove(resources, ["nope"])
     with pytest.raises(InputDataError, match="no such file or folder"):
-        resources.add_documents([tmp_path / "missing"])
+        _add(resources, [tmp_path / "missing"])
     (tmp_path / "bad.md").write_bytes(b"# Bad\n\xff\xfe")
     with pytest.raises(InputDataError, match="not valid UTF-8"):
-        resources.add_documents([tmp_path / "bad.md"])
+        _add(resources, [tmp_path / "bad.md"])
     assert committed_partitions(Path(gap_config.paths.graph)) == before
 
 
@@ -111,7 +122,7 @@ def test_a_kill_between_partition_and_indexes_is_repaired_by_the_next_start(gap_
 
     resources.writer.after_partition_write = crash
     with pytest.raises(KeyboardInterrupt):
-        resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
+        _add(resources, [_docs(tmp_path, tenet_md=TENET)])
     resources.close()
     # A kill inside the corpus index's save leaves its staging copy beside it (found by fault injection).
     corpus_index = Path(gap_config.paths.corpus_index)
@@ -130,9 +141,9 @@ def test_a_kill_between_partition_and_indexes_is_repaired_by_the_next_start(gap_
 
 def test_compaction_keeps_added_and_removed_documents(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
-    resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
-    added = resources.add_documents([_docs(tmp_path, kemble_md=KEMBLE)])
-    resources.remove_documents(["dicaprio", "kemble.md"])
+    _add(resources, [_docs(tmp_path, tenet_md=TENET)])
+    added = _add(resources, [_docs(tmp_path, kemble_md=KEMBLE)])
+    _remove(resources, ["dicaprio", "kemble.md"])
     live = {p.id for p in resources.passages.by_doc_ids(["tenet.md", "kemble.md", "dicaprio", "london"])}
     result = resources.writer.compact()
     assert result and result["replaced"] == 3
@@ -146,13 +157,13 @@ def test_compaction_keeps_added_and_removed_documents(gap_config, spacy_extracto
 def test_questions_cite_added_documents_and_never_removed_ones(gap_config, spacy_extractor, embedded_llm, tmp_path):
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, max_enrich_rounds=0))
     resources = _resources(config, spacy_extractor, embedded_llm)
-    resources.add_documents([_docs(tmp_path, tenet_md=TENET)])
+    _add(resources, [_docs(tmp_path, tenet_md=TENET)])
     agent = make_agent(resources)
-    answer = agent.answer("Who stars in Tenet?", allow_enrich=False)
+    answer = agent.answer("Who stars in Tenet?", enrich=False)
     assert any(c.chunk_id.startswith("tenet.md::") for c in answer.citations)
 
-    cited = agent.answer("Which award did Leonardo DiCaprio win?", allow_enrich=False)
+    cited = agent.answer("Which award did Leonardo DiCaprio win?", enrich=False)
     assert any(c.chunk_id == "dicaprio::c0" for c in cited.citations)
-    resources.remove_documents(["dicaprio"])
-    after = agent.answer("Which award did Leonardo DiCaprio win?", allow_enrich=False)
+    _remove(resources, ["dicaprio"])
+    after = agent.answer("Which award did Leonardo DiCaprio win?", enrich=False)
     assert not [c for c in after.citations if c.doc_id == "dicaprio" or c.chunk_id == "dicaprio::c0"]
