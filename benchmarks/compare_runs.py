@@ -62,6 +62,17 @@ def changed_answers(a: list[dict], b: list[dict]) -> list[dict]:
     ]
 
 
+def reader_cost(a: list[dict], b: list[dict]) -> dict:
+    """Reader calls and prompt tokens computed per question in each run, paired (b - a), and how many
+    questions changed their calls: what a change that should leave the loop alone must leave alone."""
+    a, b = paired_rows(a, b)
+    out: dict = {"questions_with_other_calls": sum(x.get("llm_calls") != y.get("llm_calls") for x, y in zip(a, b))}
+    for key in ("llm_calls", "prefill_tokens"):
+        if all(key in r for r in [*a, *b]):
+            out[key] = {"a": round(sum(r[key] for r in a) / max(1, len(a)), 3), "b": round(sum(r[key] for r in b) / max(1, len(b)), 3)}
+    return out
+
+
 def over_slice(a: list[dict], b: list[dict], size: int) -> dict:
     """b - a over a slice of `size` questions, the ones the runs do not hold answered alike by both."""
     a, b = paired_rows(a, b)
@@ -95,6 +106,7 @@ def main() -> None:
     types = sorted({r.get("type") or "all" for r in a})
     result = {"a": str(args.a), "b": str(args.b), "method": args.method, "method_b": method_b, "overall": summary(a, b)}
     result["changed_answers"] = changed_answers(a, b)
+    result["reader"] = reader_cost(a, b)
     if args.slice:
         result["over_slice"] = over_slice(a, b, args.slice)
     if with_step:

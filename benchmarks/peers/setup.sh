@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# A venv of its own for the peer systems (.venv-peers): their pins stay out of the project's .venv, and
+# the project's packages (the reader, MiniLM, scoring) are read from .venv through a .pth file, after
+# the peers' own. Run from the project root after scripts/run.sh has made .venv.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python3 -m venv .venv-peers
+.venv-peers/bin/pip install -q -r benchmarks/peers/requirements.txt
+site=$(.venv/bin/python -c 'import site; print(site.getsitepackages()[0])')
+echo "$site" > "$(.venv-peers/bin/python -c 'import site; print(site.getsitepackages()[0])')/enrich_rag_project.pth"
+echo "$PWD" >> "$(.venv-peers/bin/python -c 'import site; print(site.getsitepackages()[0])')/enrich_rag_project.pth"
+.venv-peers/bin/python -c 'import lightrag, enrich_rag; print("peers venv ready:", lightrag.__version__)'

@@ -1,0 +1,15 @@
+"""The peers benchmark's corpus (benchmarks/peers/lightrag_run.py), without the peers installed: what
+LightRAG is handed must be the questions' own paragraphs, each once."""
+
+from benchmarks.peers.lightrag_run import documents
+from enrich_rag.eval.datasets import QAItem
+
+
+def test_each_question_is_one_document_of_its_titled_paragraphs_each_paragraph_once():
+    first = QAItem("q1", "Who?", ("A",), contexts=(("Nolan", "Nolan directed Inception."), ("Paris", "Paris is in France.")))
+    second = QAItem("q2", "Where?", ("B",), contexts=(("Paris", "Paris is in France."), ("Rome", "Rome is in Italy.")))
+    alone = QAItem("q3", "Again?", ("C",), contexts=(("Nolan", "Nolan directed Inception."),))
+    assert documents([first, second, alone]) == [
+        ("q1", "Nolan\nNolan directed Inception.\n\nParis\nParis is in France."),
+        ("q2", "Rome\nRome is in Italy."),
+    ]
