@@ -97,7 +97,7 @@ class AgentConfig:
     max_nodes: int = bounded(24, ge=1, le=1000)  # PCST output budget (entities and passages)
     max_edges: int = bounded(24, ge=1, le=1000)
     max_iterations: int = bounded(3, ge=1, le=10)  # CheckSufficiency iterations; each reads one passage more (evidence.k, k+1, ...)
-    min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
+    min_perplexity_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     max_enrich_rounds: int = bounded(1, ge=0, le=5)  # a user waits for each round: one by default
     enrich_chunks: int = bounded(2, ge=1, le=50)  # new corpus chunks extracted per EnrichGraph round
@@ -166,7 +166,7 @@ class RetrievalConfig:
     passage_weight: float = bounded(0.05, ge=0.0, le=10.0)  # their share of the reset mass, against 1 per entity
     damping: float = bounded(0.5, gt=0.0, le=0.99)  # probability of following a link rather than restarting
     max_links: int = bounded(2000, ge=10, le=1_000_000)  # bound on the neighbourhood read per question
-    title_weight: float = bounded(3.0, ge=0.0, le=100.0)  # an entity's link to the passage about it, against 1 for a mention
+    title_link_weight: float = bounded(3.0, ge=0.0, le=100.0)  # an entity's link to the passage about it, against 1 for a mention
     page_links: float = bounded(3.0, ge=0.0, le=100.0)  # a passage -> the page of an entity it names, against 1 for a mention
 
 
@@ -197,12 +197,12 @@ class EvidenceConfig:
     max_bridges: int = bounded(3, ge=0, le=20)
     micro_k: int = bounded(5, ge=1, le=50)  # hits per micro-query
     rounds: int = bounded(2, ge=0, le=5)  # gap-fill rounds
-    min_gain: float = bounded(0.05, ge=0.0, le=1.0)  # coverage gain per round under which selection stops (diminishing returns)
+    min_coverage_gain: float = bounded(0.05, ge=0.0, le=1.0)  # coverage gain per round under which selection stops (diminishing returns)
     replacement_threshold: float = bounded(0.1, ge=0.0, le=1.0)
     coverage_weight: float = bounded(1.0, ge=0.0, le=100.0)  # hybrid score = coverage + salience + retrieval, weighted
     salience_weight: float = bounded(0.25, ge=0.0, le=100.0)
     retrieval_weight: float = bounded(0.5, ge=0.0, le=100.0)
-    title_weight: float = bounded(0.5, ge=0.0, le=100.0)  # + how much a passage is a query entity's own page, by title
+    own_page_weight: float = bounded(0.5, ge=0.0, le=100.0)  # + how much a passage is a query entity's own page, by title
     graph_bridges: bool = True  # PageRank passages named in the selection are bridges too
 
 

@@ -6,7 +6,7 @@ thing the question only describes (the girlfriend, not the actress). spaCy's par
 description without a model call: the innermost common noun described through a name, by an of-phrase
 ("the director of Inception"), a possessive ("FleetBoston Financial's purchaser") or a relative clause
 ("the film that won the 1998 Palme d'Or"). The loop reads it as a hop only to check whether the whole
-read stopped at that bridge (agent/loop.py, `agent.bridge_check`).
+read stopped at that bridge (agent/chain.py, `agent.bridge_check`).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ class Tools:
             return UNDER_THRESHOLD if is_grounded else None
         if not is_grounded and alone:
             return None
-        return CONVERGED if converged(history, self.config.min_gain) else None
+        return CONVERGED if converged(history, self.config.min_perplexity_gain) else None
 
     def decide(self, state: QuestionState, found: SearchRound, round_: int) -> str:
         """Answer or enrich. With the corpus's fitted model, an answer the model is sure of is answered and

@@ -130,7 +130,7 @@ def walk(hood: Neighbourhood, entities: dict[str, float], dense: dict[str, float
     index = {key: i for i, key in enumerate(chunks)}
     for key in [*(r.node for r in links), *ends, *degree]:
         index.setdefault(key, len(index))
-    weighted = [(index[r.node], index[r.chunk_id], _link_weight(r, config.title_weight)) for r in links]
+    weighted = [(index[r.node], index[r.chunk_id], _link_weight(r, config.title_link_weight)) for r in links]
     weighted += [(index[e.src], index[e.dst], 1.0) for e in hood.facts]
     pointers = [(index[a], index[b], w * config.page_links) for a, b, w in _page_links(links)] if config.page_links else []
     size = (len(index), len(weighted))

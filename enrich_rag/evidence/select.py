@@ -159,7 +159,7 @@ def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: Quer
 
 def entity_ranker(cfg: EvidenceConfig) -> EntityFirstRanker:
     return EntityFirstRanker(
-        cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight, title_weight=cfg.title_weight
+        cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight, title_weight=cfg.own_page_weight
     )
 
 
@@ -247,7 +247,7 @@ def select_evidence(
                 "gain": round(gain, 3),
             }
         )
-        if gain < cfg.min_gain:
+        if gain < cfg.min_coverage_gain:
             record["stop_reason"] = "diminishing_returns"
             break
     else:

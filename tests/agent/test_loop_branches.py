@@ -89,7 +89,7 @@ def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path
 
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
     script = [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)]
-    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_gain=0.0)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_perplexity_gain=0.0)
     answer = agent.answer(QUESTION, enrich=False)
     answers = [o["answer"] for o in step_outputs(answer, "CheckSufficiency")]
     assert answers == ["Paris", "London", "Rome"]  # 2, 3, then 4 passages
@@ -273,7 +273,7 @@ def test_a_round_reads_the_graph_once_and_searches_the_corpus_once(world, tmp_pa
     from benchmarks.store_calls import CallCounter
 
     agent, resources = loop_agent(
-        world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_gain=0.0, edge_cost=0.05
+        world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_perplexity_gain=0.0, edge_cost=0.05
     )
     agent.answer("Who directed Inception?", enrich=False)  # indexes and models load outside the count
     counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})

@@ -86,9 +86,9 @@ def test_selection_stops_with_a_recorded_reason(pooled, nlp, questions):
         reasons.add(record["stop_reason"])
         assert len(record["rounds"]) <= pooled[0].evidence.rounds
         if record["stop_reason"] == "diminishing_returns":
-            assert record["rounds"][-1]["gain"] < pooled[0].evidence.min_gain
+            assert record["rounds"][-1]["gain"] < pooled[0].evidence.min_coverage_gain
         elif record["stop_reason"] == "max_rounds":
-            assert all(r["gain"] >= pooled[0].evidence.min_gain for r in record["rounds"])
+            assert all(r["gain"] >= pooled[0].evidence.min_coverage_gain for r in record["rounds"])
     assert "diminishing_returns" in reasons and "complete" in reasons
 
 
