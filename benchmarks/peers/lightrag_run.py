@@ -41,6 +41,9 @@ from enrich_rag.llm.prompts import Prompt
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
 CONTEXT_TOKENS = 8192
+# Declared to LightRAG so it keeps its own 1,200-token chunks (at 512 it splits each in four); MiniLM
+# embeds a chunk's first 256 word pieces, as it would under any system handed the same embeddings.
+EMBED_TOKENS = 8192
 QUERY_TOKENS = 6000  # LightRAG's query context, under the reader's window with its answer
 ANSWER_TOKENS = 64
 EXTRACT_TOKENS = 1024
@@ -50,6 +53,7 @@ CHANGES = [
     "tokenizer: the reader's own, Qwen2.5's from its GGUF (LightRAG's tiktoken downloads its vocabulary at first use)",
     f"reader context {CONTEXT_TOKENS} tokens; query max_total_tokens {QUERY_TOKENS} (default 30000)",
     "llm_model_max_async 1, embedding_func_max_async 1 (one llama.cpp slot, 2 cores)",
+    f"embedding max_token_size {EMBED_TOKENS}: LightRAG's chunks stay whole; MiniLM embeds their first 256 word pieces",
     f"default_llm_timeout {LLM_TIMEOUT_S} s (default 240: an extraction call on this reader and 2 cores outlasts it)",
     f"query user_prompt: {SHORT!r}",
 ]
@@ -104,7 +108,7 @@ def make_rag(folder: Path, reader, embedder):
         llm_model_name=model_name(reader_config()),
         llm_model_max_async=1,
         default_llm_timeout=LLM_TIMEOUT_S,
-        embedding_func=EmbeddingFunc(embedding_dim=384, max_token_size=512, func=embed),
+        embedding_func=EmbeddingFunc(embedding_dim=384, max_token_size=EMBED_TOKENS, func=embed),
         embedding_func_max_async=1,
         tokenizer=Tokenizer(model_name(reader_config()), ReaderTokenizer(reader_config())),
     )
