@@ -4,7 +4,10 @@ subject is a node of the built graph (not a piece of the question's text) and th
 the gold answer. Uses only the public API, so the same file measures an older checkout (`PYTHONPATH`).
 
     python -m benchmarks.learned_facts --folder data/own_documents/npm-docs --workspace /tmp/ws/lf --label after
-    cd /tmp/landed && PYTHONPATH=/tmp/landed python /work/main/benchmarks/learned_facts.py --folder ... --label before
+    python -m benchmarks.learned_facts --config configs/hotpotqa.yaml --start 0 --limit 20 --label after
+
+An older checkout is measured by importing its `enrich_rag` before this file's `benchmarks` (its `sys.path` first).
+A dev set's queue is its build's own: emptied before and after the run, so the build is left as it was.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from benchmarks.question_sets import add_arguments, open_set
 from enrich_rag.agent.records import Learned
-from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.storage.ids import node_id
 
@@ -28,14 +31,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folder", type=Path, required=True, help="docs/ and questions.jsonl")
-    parser.add_argument("--workspace", type=Path, required=True, help="a throwaway build (its job queue fills)")
+    add_arguments(parser)
     parser.add_argument("--label", required=True, help="before | after: the key this run writes")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    shutil.rmtree(args.workspace / "data" / "jobs", ignore_errors=True)  # a rerun starts with an empty queue
-    rag = EnrichRAG.from_folder(args.folder / "docs", args.workspace)
-    questions = [json.loads(line) for line in (args.folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.folder and not args.workspace:
+        raise SystemExit("error: --folder needs --workspace, a throwaway build (its job queue fills)")
+    rag, questions = open_set(args)
+    queue = rag.resources.jobs.root
+    shutil.rmtree(queue, ignore_errors=True)  # a rerun starts with an empty queue
     facts: list[dict[str, Any]] = []
     answers: list[dict[str, Any]] = []
     for q in tqdm(questions, desc=args.label, unit="q"):
@@ -65,8 +69,11 @@ def main() -> None:
     share = {k: round(sum(f[k] for f in facts) / len(facts), 3) if facts else None for k in ("subject_in_graph", "object_is_gold")}
     right = sum(a["right"] for a in answers)
     run = {"commit": commit, "questions": len(questions), "right": right, "facts": len(facts), **share, "rows": facts, "answers": answers}
-    out = args.out or ROOT / "bench_results" / f"learned_facts_{args.folder.name}.json"
-    result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"folder": str(args.folder)}
+    if args.config:
+        shutil.rmtree(queue, ignore_errors=True)  # the dev set's build is left as it was
+    name = args.folder.name if args.folder else f"{args.config.stem}_{args.start + 1}_{args.start + args.limit}"
+    out = args.out or ROOT / "bench_results" / f"learned_facts_{name}.json"
+    result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"source": str(args.folder or args.config)}
     result[args.label] = run
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"{args.label}: {len(facts)} facts from {len(questions)} answers; {share}; wrote {out}")

@@ -33,13 +33,12 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from benchmarks.question_sets import add_arguments, open_set
 from enrich_rag.agent.hops import grounded
 from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
-from enrich_rag.eval.datasets import load_questions
 from enrich_rag.eval.metrics import exact_match
-from enrich_rag.eval.runner import load_eval
 from enrich_rag.eval.stats import bootstrap, mcnemar_exact, paired_difference
 from enrich_rag.evidence.lines import near_question
 from enrich_rag.llm.base import TokenCount
@@ -170,19 +169,6 @@ def quote_vs_sure(rows: list[dict[str, Any]], setting: str) -> dict[str, Any]:
     }
 
 
-def open_set(args: argparse.Namespace) -> tuple[EnrichRAG, list[dict[str, Any]]]:
-    if args.folder:
-        rag = EnrichRAG.from_folder(args.folder / "docs", args.workspace)
-        questions = [
-            json.loads(line) for line in (args.folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
-        ]
-        return rag, [{"id": str(i), "question": q["question"], "answers": q["answers"]} for i, q in enumerate(questions)]
-    rag = EnrichRAG.open(ROOT / "params.yaml", args.config)
-    _, evaluation = load_eval(ROOT / "params.yaml", args.config)
-    items = load_questions(ROOT / evaluation.questions, evaluation.format)[args.start : args.start + args.limit]
-    return rag, [{"id": q.id, "question": q.question, "answers": list(q.answers)} for q in items]
-
-
 def settings_of(specs: list[str]) -> dict[str, dict[str, Any]]:
     """`name` or `name:section.key=value,...` (section: agent or evidence; values as YAML)."""
     import yaml
@@ -201,11 +187,7 @@ def settings_of(specs: list[str]) -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folder", type=Path, help="a documentation folder: docs/ and questions.jsonl")
-    parser.add_argument("--workspace", type=Path, help="where the folder's build goes (default: beside it, as `build` does)")
-    parser.add_argument("--config", type=Path, help="a dev set's overlay (configs/<set>.yaml), built")
-    parser.add_argument("--start", type=int, default=0)
-    parser.add_argument("--limit", type=int, default=40)
+    add_arguments(parser)
     parser.add_argument("--name", required=True, help="the set's name in the output file")
     parser.add_argument("--setting", action="append", default=[], help="a loop setting to run (repeatable; default: `default`)")
     parser.add_argument("--ks", default=",".join(map(str, KS)))

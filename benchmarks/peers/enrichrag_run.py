@@ -1,0 +1,91 @@
+"""EnrichRAG from the peers benchmark's runner: the same corpus (the questions' own paragraphs), the same
+reader and MiniLM, the same questions and scoring as the peers.
+
+- index: the corpus written as a folder (one passage per titled paragraph, as its own dev builds pool them)
+  and built as a user builds a folder (`EnrichRAG.from_folder`: chunks, the hybrid corpus index, the spaCy
+  seed graph, the graph index). The build takes no reader: its reader calls and tokens are none by
+  construction, and the run says so rather than counting a reader it never loads.
+- answer: `default`, the served default's read (`ask` read-only: background enrichment runs after an
+  answer and never changes it), and `naive_rag`, the plain dense baseline (MiniLM top k, one read).
+
+    python -m benchmarks.peers.enrichrag_run --set hotpotqa --questions 30 --stage index
+    python -m benchmarks.peers.enrichrag_run --set hotpotqa --questions 30 --stage answer
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import time
+from typing import Any
+
+from benchmarks.peers import sets
+from enrich_rag.api import EnrichRAG
+from enrich_rag.eval.methods import CountingLLM, make_method
+from enrich_rag.llm.factory import make_llm
+from enrich_rag.stages.folder import build_folder
+
+METHODS = {"default": "enrichrag_no_enrich", "naive_rag": "naive_rag"}
+CHANGES = ["corpus: each titled paragraph one passage (the peers get each question's paragraphs joined as one document)"]
+
+
+def index(args: argparse.Namespace) -> dict[str, Any]:
+    items = sets.questions(args.set, args.questions)
+    work = sets.folder("enrichrag", args.set, args.questions)
+    shutil.rmtree(work / "docs", ignore_errors=True)
+    shutil.rmtree(work / "workspace", ignore_errors=True)  # built from nothing, as the peers' indexes are
+    (work / "docs").mkdir()
+    passages = [{"id": title, "title": title, "text": text} for _, title, text in sets.paragraphs(items)]
+    (work / "docs" / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8")
+    start = time.perf_counter()
+    build_folder(work / "docs", work / "workspace", sets.ROOT / "params.yaml")
+    seconds = time.perf_counter() - start
+    usage = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    run = {
+        "documents": len(passages),
+        "seconds_this_run": round(seconds, 1),
+        "reader_calls_this_run": 0,
+        "reader_tokens_this_run": {"prefill_tokens": 0, "cached_tokens": 0, "generated_tokens": 0},
+        "peak_rss_mb": round(max(usage) / 1024),
+        "bytes_on_disk": sum(f.stat().st_size for f in (work / "workspace").rglob("*") if f.is_file()),
+    }
+    return {"index": sets.logged_run(work, run)}
+
+
+def answer(args: argparse.Namespace) -> dict[str, Any]:
+    items = sets.questions(args.set, args.questions)
+    work = sets.folder("enrichrag", args.set, args.questions)
+    reader = CountingLLM(make_llm(sets.reader_config()))
+    rag = EnrichRAG.open(sets.ROOT / "params.yaml", work / "workspace" / "config.yaml", llm=reader)
+    methods = {name: make_method(method, rag, reader) for name, method in METHODS.items()}
+    rows = []
+    try:
+        for item in items:
+            for name, run in methods.items():
+                prediction = run(item)
+                rows.append(
+                    {"id": item.id, "mode": name, "answer": prediction.answer, "gold": list(item.answers)}
+                    | sets.score(prediction.answer, list(item.answers))
+                    | {"seconds": round(prediction.seconds, 2), "reader_calls": prediction.llm_calls, "tokens": prediction.tokens}
+                )
+    finally:
+        rag.close()
+    return {"answers": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(sets.SETS), default="hotpotqa")
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--stage", choices=["index", "answer"], required=True)
+    args = parser.parse_args()
+    head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": CHANGES, "methods": METHODS}
+    body = index(args) if args.stage == "index" else answer(args)
+    sets.write(head | body, "enrichrag", args.set, args.questions, args.stage)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

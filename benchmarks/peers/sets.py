@@ -1,0 +1,75 @@
+"""What every system of the peers benchmark is handed alike: a set's first n questions, the corpus made of
+their own paragraphs, the reader's settings, and the answer scoring; and where each system's files go."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from enrich_rag.config import LLMConfig, load_config
+from enrich_rag.eval.datasets import QAItem, load_questions
+from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
+
+ROOT = Path(__file__).resolve().parents[2]
+SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
+CONTEXT_TOKENS = 8192  # the reader's window for every system (an extraction prompt with its gleaning turn outgrows 4,096)
+
+
+def questions(name: str, n: int) -> list[QAItem]:
+    path, fmt = SETS[name]
+    return load_questions(ROOT / path, fmt)[:n]
+
+
+def paragraphs(items: list[QAItem]) -> list[tuple[str, str, str]]:
+    """(question id, title, paragraph) of every question's paragraphs, a paragraph two questions share once."""
+    seen: set[str] = set()
+    found = []
+    for item in items:
+        for title, text in item.contexts:
+            if title not in seen:
+                seen.add(title)
+                found.append((item.id, title, text))
+    return found
+
+
+def documents(items: list[QAItem]) -> list[tuple[str, str]]:
+    """One document per question: its paragraphs not already given, each under its title."""
+    by_question: dict[str, list[str]] = {}
+    for question, title, text in paragraphs(items):
+        by_question.setdefault(question, []).append(f"{title}\n{text}")
+    return [(question, "\n\n".join(parts)) for question, parts in by_question.items()]
+
+
+def reader_config() -> LLMConfig:
+    """The project's reader (llama.cpp, Qwen2.5 1.5B, greedy) with the window every system gets."""
+    return dataclasses.replace(load_config(ROOT / "params.yaml").llm, context_tokens=CONTEXT_TOKENS)
+
+
+def score(answer: str, gold: list[str]) -> dict[str, float]:
+    return {"em": exact_match(answer, gold), "f1": token_f1(answer, gold), "contained": contains_answer(answer, gold)}
+
+
+def folder(system: str, name: str, n: int) -> Path:
+    """A system's working folder for a set (its index, its run log): results/peers/, not committed."""
+    path = ROOT / "results" / "peers" / f"{system}-{name}-{n}q"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def write(result: dict[str, Any], system: str, name: str, n: int, stage: str, out: Path | None = None) -> Path:
+    path = out or ROOT / "bench_results" / f"peers_{system}_{name}_{n}q_{stage}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k != "answers"}, indent=2))
+    return path
+
+
+def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
+    """Add an index run to the folder's log and return it with the totals over every run (a resumed index
+    costs the sum of its runs)."""
+    log = folder_ / "index_runs.jsonl"
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(run) + "\n")
+    runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    return run | {"runs": len(runs), "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1)}
