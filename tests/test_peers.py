@@ -1,6 +1,9 @@
 """The peers benchmark's corpus (benchmarks/peers/sets.py), without the peers installed: what
 LightRAG is handed must be the questions' own paragraphs, each once."""
 
+import json
+
+from benchmarks.peers.compare import side_by_side
 from benchmarks.peers.sets import documents, paragraphs
 from enrich_rag.eval.datasets import QAItem
 
@@ -23,3 +26,41 @@ def test_each_paragraph_is_given_once_with_the_question_that_brought_it():
         ("q1", "Paris", "Paris is in France."),
         ("q2", "Rome", "Rome is in Italy."),
     ]
+
+
+def _files(root, system, index, rows):
+    (root / "bench_results").mkdir(exist_ok=True)
+    (root / "bench_results" / f"peers_{system}_toy_2q_index.json").write_text(json.dumps({"system": system, "index": index}))
+    (root / "bench_results" / f"peers_{system}_toy_2q_answer.json").write_text(json.dumps({"system": system, "answers": rows}))
+
+
+def _index(seconds, prompt, generated):
+    tokens = {"prefill_tokens": prompt, "cached_tokens": 0, "generated_tokens": generated}
+    return {"seconds_all_runs": seconds, "runs": 1, "reader_calls_all_runs": 1 if prompt else 0, "reader_tokens_all_runs": tokens,
+            "peak_rss_mb": 1, "bytes_on_disk": 1}  # fmt: skip
+
+
+def _row(qid, mode, em):
+    return {
+        "id": qid,
+        "mode": mode,
+        "em": em,
+        "f1": em,
+        "contained": em,
+        "seconds": 1.0,
+        "reader_calls": 1,
+        "tokens": {"prefill_tokens": 10},
+    }
+
+
+def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_is_missing(tmp_path):
+    _files(tmp_path, "enrichrag", _index(10.0, 0, 0), [_row("a", "default", 1.0), _row("b", "default", 1.0)])
+    _files(tmp_path, "lightrag", _index(400.0, 900, 100), [_row("a", "mix", 1.0), _row("b", "mix", 0.0), _row("a", "naive", 0.0)])
+    result = side_by_side(tmp_path, "toy", 2)
+    assert result["summary"]["lightrag:mix"]["em"][0] == 0.5 and result["summary"]["enrichrag:default"]["n"] == 2
+    assert result["paired"]["enrichrag:default - lightrag:mix"]["em"] == 0.5
+    assert result["paired"]["enrichrag:default - lightrag:naive"]["n"] == 1  # only the question both answered
+    lightrag = result["systems"]["lightrag"]
+    assert lightrag["index"]["reader_prompt_tokens"] == 900 and lightrag["index_seconds_over_enrichrag"] == 40.0
+    assert lightrag["index_tokens_over_enrichrag"] is None  # EnrichRAG's index made no reader call: no finite ratio
+    assert result["systems"]["minirag"]["missing"] == ["index", "answer"]

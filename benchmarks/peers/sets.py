@@ -72,4 +72,10 @@ def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
     with log.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(run) + "\n")
     runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    return run | {"runs": len(runs), "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1)}
+    tokens = {key: sum(r["reader_tokens_this_run"][key] for r in runs) for key in run["reader_tokens_this_run"]}
+    return run | {
+        "runs": len(runs),
+        "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1),
+        "reader_calls_all_runs": sum(r.get("reader_calls_this_run", 0) for r in runs),
+        "reader_tokens_all_runs": tokens,
+    }

@@ -1,0 +1,117 @@
+"""The peers side by side on one set: each system's index cost and answers, and EnrichRAG's default minus
+each peer's mode, paired on the same questions (`bench_results/peers_<set>_<n>q.json`, a table printed).
+
+Reads the runners' files (`peers_<system>_<set>_<n>q_index.json` and `_answer.json`); a system whose files
+are missing is listed with what is missing, never dropped silently.
+
+    python -m benchmarks.peers.compare --set hotpotqa --questions 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.peers.sets import ROOT
+from enrich_rag.eval.stats import bootstrap, compare, with_ci
+
+SYSTEMS = ("enrichrag", "lightrag", "minirag", "hipporag")
+BASE = ("enrichrag", "default")
+
+
+def _load(root: Path, system: str, name: str, n: int, stage: str) -> dict[str, Any] | None:
+    path = root / "bench_results" / f"peers_{system}_{name}_{n}q_{stage}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def index_cost(index: dict[str, Any]) -> dict[str, Any]:
+    tokens = index["reader_tokens_all_runs"]
+    return {
+        "seconds": index["seconds_all_runs"],
+        "runs": index["runs"],
+        "reader_calls": index["reader_calls_all_runs"],
+        "reader_prompt_tokens": tokens["prefill_tokens"] + tokens["cached_tokens"],
+        "reader_generated_tokens": tokens["generated_tokens"],
+        "peak_rss_mb": index["peak_rss_mb"],
+        "bytes_on_disk": index["bytes_on_disk"],
+    } | {k: index[k] for k in ("chunks", "entities", "relations", "chunks_without_entities") if k in index}
+
+
+def answers_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    em, f1 = bootstrap([r["em"] for r in rows]), bootstrap([r["f1"] for r in rows])
+    return {
+        "n": len(rows),
+        "em": [round(em.value, 4), *em.to_list()],
+        "f1": [round(f1.value, 4), *f1.to_list()],
+        "contained": round(sum(r["contained"] for r in rows) / len(rows), 4),
+        "seconds_p50": round(statistics.median(r["seconds"] for r in rows), 2),
+        "reader_calls_mean": round(statistics.fmean(r["reader_calls"] for r in rows), 2),
+        "prompt_tokens_mean": round(statistics.fmean(r["tokens"].get("prefill_tokens", 0) for r in rows), 1),
+        "generated_tokens_mean": round(statistics.fmean(r["tokens"].get("generated_tokens", 0) for r in rows), 1),
+    }
+
+
+def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
+    systems: dict[str, Any] = {}
+    rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for system in SYSTEMS:
+        index, answered = _load(root, system, name, n, "index"), _load(root, system, name, n, "answer")
+        systems[system] = {
+            "index": index_cost(index["index"]) if index else None,
+            "changes": (index or answered or {}).get("changes", []),
+            "missing": [stage for stage, found in (("index", index), ("answer", answered)) if not found],
+        }
+        for row in (answered or {}).get("answers", []):
+            rows.setdefault((system, row["mode"]), []).append(row)
+    summary = {f"{s}:{m}": answers_summary(r) for (s, m), r in rows.items()}
+    base = rows.get(BASE, [])
+    paired = {f"{BASE[0]}:{BASE[1]} - {s}:{m}": compare(base, r, ("em", "f1")) for (s, m), r in rows.items() if (s, m) != BASE and base}
+    own = (systems["enrichrag"]["index"] or {}).get("reader_prompt_tokens")
+    for system, found in systems.items():
+        cost = found["index"]
+        if system != "enrichrag" and cost and own is not None:
+            peer = cost["reader_prompt_tokens"] + cost["reader_generated_tokens"]
+            # EnrichRAG's seed index makes no reader call: the ratio is unbounded, so the peer's tokens say it.
+            found["index_tokens_over_enrichrag"] = None if own == 0 else round(peer / own, 1)
+            enrich_seconds = systems["enrichrag"]["index"]["seconds"]
+            found["index_seconds_over_enrichrag"] = round(cost["seconds"] / enrich_seconds, 1) if enrich_seconds else None
+    return {"set": name, "questions": n, "systems": systems, "summary": summary, "paired": paired}
+
+
+def show(result: dict[str, Any]) -> None:
+    table = Table(title=f"peers on {result['set']} ({result['questions']} questions), same reader")
+    for column in ("system:mode", "EM", "F1", "p50 s", "calls", "prompt tok"):
+        table.add_column(column)
+    for key, s in result["summary"].items():
+        table.add_row(key, with_ci(s["em"][0], s["em"][1:]), with_ci(s["f1"][0], s["f1"][1:]), str(s["seconds_p50"]),
+                      str(s["reader_calls_mean"]), str(s["prompt_tokens_mean"]))  # fmt: skip
+    console = Console()
+    console.print(table)
+    for key, p in result["paired"].items():
+        if "em" in p:
+            console.print(f"{key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (n {p['n']})")
+    for system, s in result["systems"].items():
+        console.print(f"{system}: index {s['index']}; missing {s['missing'] or 'nothing'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", default="hotpotqa")
+    parser.add_argument("--questions", type=int, default=30)
+    args = parser.parse_args()
+    result = side_by_side(ROOT, args.set, args.questions)
+    out = ROOT / "bench_results" / f"peers_{args.set}_{args.questions}q.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    show(result)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
