@@ -8,8 +8,8 @@ reader and MiniLM, the same questions and scoring as the peers.
 - answer: `default`, the served default's read (`ask` read-only: background enrichment runs after an
   answer and never changes it), and `naive_rag`, the plain dense baseline (MiniLM top k, one read).
 
-    python -m benchmarks.peers.enrichrag_run --set hotpotqa --questions 30 --stage index
-    python -m benchmarks.peers.enrichrag_run --set hotpotqa --questions 30 --stage answer
+    python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage index
+    python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage answer
 """
 
 from __future__ import annotations
@@ -75,17 +75,6 @@ def answer(args: argparse.Namespace) -> dict[str, Any]:
     return {"answers": rows}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=sorted(sets.SETS), default="hotpotqa")
-    parser.add_argument("--questions", type=int, default=30)
-    parser.add_argument("--stage", choices=["index", "answer"], required=True)
-    args = parser.parse_args()
+def run(args: argparse.Namespace) -> dict[str, Any]:
     head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": CHANGES, "methods": METHODS}
-    body = index(args) if args.stage == "index" else answer(args)
-    sets.write(head | body, "enrichrag", args.set, args.questions, args.stage)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return head | (index(args) if args.stage == "index" else answer(args))

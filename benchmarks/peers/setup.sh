@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 python3 -m venv .venv-peers
 .venv-peers/bin/pip install -q -r benchmarks/peers/requirements.txt
+# MiniRAG's PyPI release fails at import (NameError: abstractmethod); its repository's head fixes it.
+# MINIRAG_SOURCE: a local copy of that commit where GitHub cannot be reached.
+.venv-peers/bin/pip install -q --no-deps "${MINIRAG_SOURCE:-git+https://github.com/HKUDS/MiniRAG@4fe2fba1bee7e18262bdbe6568644feed94d2f77}"
 site=$(.venv/bin/python -c 'import site; print(site.getsitepackages()[0])')
 echo "$site" > "$(.venv-peers/bin/python -c 'import site; print(site.getsitepackages()[0])')/enrich_rag_project.pth"
 echo "$PWD" >> "$(.venv-peers/bin/python -c 'import site; print(site.getsitepackages()[0])')/enrich_rag_project.pth"
-.venv-peers/bin/python -c 'import lightrag, enrich_rag; print("peers venv ready:", lightrag.__version__)'
+.venv-peers/bin/python -c 'import lightrag, minirag, enrich_rag; print("peers venv ready:", lightrag.__version__)'

