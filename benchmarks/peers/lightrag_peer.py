@@ -3,11 +3,14 @@ but for what running offline on this reader needs (`CHANGES`, written into every
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.peers import sets
 from benchmarks.peers.reader import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
+from enrich_rag.eval.datasets import QAItem
 from enrich_rag.llm.models import model_name
 
 NAME, VERSION = "lightrag", "1.5.7"
@@ -41,6 +44,28 @@ async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> An
     )
     await rag.initialize_storages()
     return rag
+
+
+def extracted(index: Path) -> dict[str, int]:
+    """What a LightRAG-family extraction kept: its graph's entities and relations, and the chunks it drew none
+    from (a reply of the 1.5B reader the peer cannot parse leaves a chunk with nothing)."""
+    import networkx as nx
+
+    graph_file = index / "graph_chunk_entity_relation.graphml"
+    graph = nx.read_graphml(graph_file) if graph_file.exists() else nx.Graph()
+    chunks_file = index / "kv_store_text_chunks.json"
+    chunks = json.loads(chunks_file.read_text(encoding="utf-8")) if chunks_file.exists() else {}
+    sources = {c for _, data in graph.nodes(data=True) for c in str(data.get("source_id", "")).split("<SEP>") if c}
+    return {
+        "chunks": len(chunks),
+        "entities": graph.number_of_nodes(),
+        "relations": graph.number_of_edges(),
+        "chunks_without_entities": sum(1 for chunk in chunks if chunk not in sources),
+    }
+
+
+def documents(items: list[QAItem]) -> list[tuple[str, str]]:
+    return sets.documents(items)
 
 
 def param(mode: str) -> Any:

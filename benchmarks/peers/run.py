@@ -19,34 +19,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-import json
 import resource
 import time
-from pathlib import Path
 from typing import Any
 
 from benchmarks.peers import sets
 from enrich_rag.llm.base import TokenCount
 
-PEERS = {"lightrag": "benchmarks.peers.lightrag_peer", "minirag": "benchmarks.peers.minirag_peer"}
-
-
-def extracted(index: Path) -> dict[str, int]:
-    """What a LightRAG-family extraction kept: its graph's entities and relations, and the chunks it drew none
-    from (a reply of the 1.5B reader the peer cannot parse leaves a chunk with nothing)."""
-    import networkx as nx
-
-    graph_file = index / "graph_chunk_entity_relation.graphml"
-    graph = nx.read_graphml(graph_file) if graph_file.exists() else nx.Graph()
-    chunks_file = index / "kv_store_text_chunks.json"
-    chunks = json.loads(chunks_file.read_text(encoding="utf-8")) if chunks_file.exists() else {}
-    sources = {c for _, data in graph.nodes(data=True) for c in str(data.get("source_id", "")).split("<SEP>") if c}
-    return {
-        "chunks": len(chunks),
-        "entities": graph.number_of_nodes(),
-        "relations": graph.number_of_edges(),
-        "chunks_without_entities": sum(1 for chunk in chunks if chunk not in sources),
-    }
+PEERS = {name: f"benchmarks.peers.{name}_peer" for name in ("lightrag", "minirag", "hipporag")}
 
 
 async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,7 +47,7 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     out["changes"] = peer.CHANGES
     try:
         if args.stage == "index":
-            docs = sets.documents(items)
+            docs = peer.documents(items)
             before, start, called = counted.copy(), time.perf_counter(), len(calls)
             await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
             run = {
@@ -78,7 +58,7 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
             }
-            out["index"] = sets.logged_run(folder, run | extracted(folder / "index"))
+            out["index"] = sets.logged_run(folder, run | peer.extracted(folder / "index"))
         else:
             rows = []
             for item in items:
