@@ -25,7 +25,6 @@ CURRENT_RUNS = {  # dataset -> (run, whether its questions chose a setting, the 
     "musique": ("results/hops/musique/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # the bridge check was shaped on these parses
     "nq": ("results/hops/nq/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # earlier rounds' settings were chosen on NQ dev 1-100
 }
-README_START, README_END = "<!-- what-to-expect: start -->", "<!-- what-to-expect: end -->"
 
 
 def _mb(value: float) -> str:
@@ -132,7 +131,8 @@ def what_to_expect(root: Path, only: frozenset[str] | None) -> list[str]:
     return cost_rows(root, only) + quality_rows(root, only)
 
 
-def readme_with(readme: str, block: list[str]) -> str:
-    """The README with its generated what-to-expect block replaced (between the two markers)."""
-    start, end = readme.index(README_START), readme.index(README_END)
-    return readme[: start + len(README_START)] + "\n" + "\n".join(block).rstrip() + "\n" + readme[end:]
+def readme_with(readme: str, block: list[str], name: str = "what-to-expect") -> str:
+    """The README with one generated block replaced (between its two markers, `<!-- NAME: start -->` and end)."""
+    opening, closing = f"<!-- {name}: start -->", f"<!-- {name}: end -->"
+    start, end = readme.index(opening), readme.index(closing)
+    return readme[: start + len(opening)] + "\n" + "\n".join(block).rstrip() + "\n" + readme[end:]

@@ -10,10 +10,12 @@ page differs from what the files give.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from benchmarks.expectations import what_to_expect
+from benchmarks.peers.compare import table_lines as peers_table
 from enrich_rag.eval.stats import with_ci
 
 RUN_COLUMNS = ("n", "em", "f1", "acc", "all@2", "all@5", "recall@5", "unsure_share", "iterations", "latency_p50_s")
@@ -219,6 +221,8 @@ def bench_section(path: Path, root: Path) -> list[str]:
             *lost,
             "",
         ]
+    if path.name.startswith("peers_") and "systems" in data:
+        return [f"### Against peers, same reader: {data['set']} ({data['questions']} questions)", "", *peers_table(data, where)]
     if path.name.startswith("extraction_") and "extractors" in data:
         rows = {name: r | {"pair_recall": f"{r['pair_recall']} ({r['pair']}/{r['gold']})"} for name, r in data["extractors"].items()}
         columns = ("pair_recall", "named_relation_recall", "with_relation_recall", "facts", "named_facts", "seconds_per_chunk_p50")
@@ -392,6 +396,7 @@ def bench_section(path: Path, root: Path) -> list[str]:
 
 
 ARCHIVE = "docs/results-archive.md"
+PEERS_SUMMARY = re.compile(r"peers_[a-z0-9]+_\d+q\.json")  # compare's file, not a runner's (_index, _answer)
 
 
 def superseded(path: Path, metrics: dict[str, Any], root: Path, headline: set[Path]) -> bool:
@@ -413,6 +418,15 @@ def _evaluation_runs(root: Path, only: frozenset[str] | None) -> tuple[list[Path
         metrics = json.loads(path.read_text(encoding="utf-8"))
         (old if superseded(path, metrics, root, headline) else current).append(path)
     return current, old
+
+
+def peers_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
+    """The README's "against peers" tables, one per committed side by side (`benchmarks/peers/compare.py`)."""
+    found = [p for p in _found(root, "bench_results/peers_*.json", only) if PEERS_SUMMARY.fullmatch(p.name)]
+    lines = []
+    for path in found:
+        lines += peers_table(json.loads(path.read_text(encoding="utf-8")), f"`{path.relative_to(root)}`")
+    return lines or ["No side by side is committed yet (`python -m benchmarks.peers.compare`)."]
 
 
 def render(root: Path, only: frozenset[str] | None = None) -> str:
@@ -446,9 +460,10 @@ def render(root: Path, only: frozenset[str] | None = None) -> str:
         "hop_reading_",
         "search_read_",
     )
-    for path in [p for p in benches if p.name.startswith(shown_whole)]:
+    whole = [p for p in benches if p.name.startswith(shown_whole) or PEERS_SUMMARY.fullmatch(p.name)]
+    for path in whole:
         lines += bench_section(path, root)
     lines += ["Other benchmark files (headline values; each file holds the rest):", ""]
-    for path in [p for p in benches if not p.name.startswith(shown_whole)]:
+    for path in [p for p in benches if p not in whole]:
         lines += bench_section(path, root)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,5 +1,5 @@
-"""Write docs/results.md and the README's what-to-expect table from results/**/metrics.json and
-bench_results/*.json (`--check`: fail if either differs from what the files give). The archive of
+"""Write docs/results.md and the README's what-to-expect and against-peers tables from results/**/metrics.json
+and bench_results/*.json (`--check`: fail if either differs from what the files give). The archive of
 superseded runs (docs/results-archive.md) is frozen: their folders live in git history.
 
 All read only the files git tracks (all of them outside a git checkout): a run of your own that you
@@ -13,7 +13,7 @@ from pathlib import Path
 import _repo  # noqa: F401  (benchmarks/ is not installed)
 
 from benchmarks.expectations import readme_with, what_to_expect
-from benchmarks.results_page import render
+from benchmarks.results_page import peers_block, render
 from enrich_rag.storage.atomic import write_or_check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,9 +30,9 @@ if __name__ == "__main__":
     parser.add_argument("--check", action="store_true", help="exit 1 when a generated page is not what the files give")
     check = parser.parse_args().check
     only = committed(ROOT)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = readme_with((ROOT / "README.md").read_text(encoding="utf-8"), what_to_expect(ROOT, only))
     failed = [
         write_or_check(ROOT / "docs/results.md", render(ROOT, only), check, REGENERATE),
-        write_or_check(ROOT / "README.md", readme_with(readme, what_to_expect(ROOT, only)), check, REGENERATE),
+        write_or_check(ROOT / "README.md", readme_with(readme, peers_block(ROOT, only), "peers"), check, REGENERATE),
     ]
     sys.exit(max(failed))

@@ -3,7 +3,7 @@ LightRAG is handed must be the questions' own paragraphs, each once."""
 
 import json
 
-from benchmarks.peers.compare import side_by_side
+from benchmarks.peers.compare import side_by_side, table_lines
 from benchmarks.peers.sets import documents, paragraphs
 from enrich_rag.eval.datasets import QAItem
 
@@ -64,3 +64,6 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     assert lightrag["index"]["reader_prompt_tokens"] == 900 and lightrag["index_seconds_over_enrichrag"] == 40.0
     assert lightrag["index_tokens_over_enrichrag"] is None  # EnrichRAG's index made no reader call: no finite ratio
     assert result["systems"]["minirag"]["missing"] == ["index", "answer"]
+    page = "\n".join(table_lines(result, "`x`"))
+    assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
+    assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page

@@ -84,6 +84,45 @@ def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
     return {"set": name, "questions": n, "systems": systems, "summary": summary, "paired": paired}
 
 
+def _mb(value: float) -> str:
+    return f"{value / 1e6:.1f}"
+
+
+def table_lines(result: dict[str, Any], where: str) -> list[str]:
+    """The side by side as Markdown (the results page and the README's "against peers" block)."""
+    lines = [
+        f"Same reader (Qwen2.5 1.5B, llama.cpp, greedy), MiniLM, corpus and questions: {result['set']}, the first "
+        f"{result['questions']} dev questions and their own paragraphs. From {where} (`python -m benchmarks.peers.compare`).",
+        "",
+        "| system: mode | EM | F1 | gold contained | p50 s | reader calls | prompt tokens |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for key, s in result["summary"].items():
+        lines.append(
+            f"| {key} | {with_ci(s['em'][0], s['em'][1:])} | {with_ci(s['f1'][0], s['f1'][1:])} | {s['contained']:.3f} | "
+            f"{s['seconds_p50']:.1f} | {s['reader_calls_mean']:.2f} | {s['prompt_tokens_mean']:.0f} |"
+        )
+    lines += [
+        "",
+        "| system | index s | reader calls | prompt tokens | generated | peak MB | on disk MB | entities | relations | "
+        "chunks without an entity | not run |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for system, found in result["systems"].items():
+        cost = found["index"] or {}
+        cells = [cost.get(k, "") for k in ("seconds", "reader_calls", "reader_prompt_tokens", "reader_generated_tokens", "peak_rss_mb")]
+        extracted = [cost.get(k, "") for k in ("entities", "relations", "chunks_without_entities")]
+        disk = _mb(cost["bytes_on_disk"]) if cost else ""
+        row = [system, *map(str, cells), disk, *map(str, extracted), ", ".join(found["missing"])]
+        lines.append("| " + " | ".join(row) + " |")
+    paired = [
+        f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions)"
+        for key, p in result["paired"].items()
+        if "em" in p
+    ]
+    return lines + ([""] + paired if paired else []) + [""]
+
+
 def show(result: dict[str, Any]) -> None:
     table = Table(title=f"peers on {result['set']} ({result['questions']} questions), same reader")
     for column in ("system:mode", "EM", "F1", "p50 s", "calls", "prompt tok"):
