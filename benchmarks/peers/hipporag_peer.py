@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import os
 import sqlite3
@@ -106,8 +107,9 @@ class Hippo:
 async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Hippo:
     sys.modules.setdefault("vllm", types.SimpleNamespace(SamplingParams=None, LLM=None))  # type: ignore[arg-type]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm (its Bedrock class) would fetch a price list
-    import hipporag.HippoRAG as module
     from hipporag.utils.config_utils import BaseConfig
+
+    module = importlib.import_module("hipporag.HippoRAG")  # the module: `hipporag.HippoRAG` the attribute is its class
 
     folder.mkdir(parents=True, exist_ok=True)
     config = BaseConfig(save_dir=str(folder), llm_name="qwen2.5-1.5b-instruct", embedding_model_name="minilm")
