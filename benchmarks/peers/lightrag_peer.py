@@ -16,7 +16,9 @@ from enrich_rag.llm.models import model_name
 NAME, VERSION = "lightrag", "1.5.7"
 MODES = "mix,naive"  # mix: its default query mode
 QUERY_TOKENS = 6000  # its query context, under the reader's window with its answer
-LLM_TIMEOUT_S = 3600  # one extraction call is minutes on 2 cores (default 240 s, then it gives up on the chunk)
+# One extraction call is minutes on 2 cores (default 240 s, then it gives up on the chunk); run at the lowest
+# priority beside other work, an hour was outlasted too (its worker gives up at twice this).
+LLM_TIMEOUT_S = 6 * 3600
 SHORT = "Answer with a short phrase only (a name, date, number or yes/no), no explanation."
 CHANGES = [
     "tokenizer: the reader's own, Qwen2.5's from its GGUF (LightRAG's tiktoken downloads its vocabulary at first use)",
