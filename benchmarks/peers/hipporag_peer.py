@@ -113,8 +113,10 @@ async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Hi
 
     folder.mkdir(parents=True, exist_ok=True)
     config = BaseConfig(save_dir=str(folder), llm_name="qwen2.5-1.5b-instruct", embedding_model_name="minilm")
-    module._get_llm_class = lambda cfg: Reader(reader, calls, folder / "reader_replies.sqlite", cfg.max_new_tokens or 2048)
-    module._get_embedding_model_class = lambda embedding_model_name="": minilm_class(embedder)
+    vars(module).update(  # the factories HippoRAG.__init__ reads from its module
+        _get_llm_class=lambda cfg: Reader(reader, calls, folder / "reader_replies.sqlite", cfg.max_new_tokens or 2048),
+        _get_embedding_model_class=lambda embedding_model_name="": minilm_class(embedder),
+    )
     return Hippo(module.HippoRAG(global_config=config))
 
 
