@@ -18,6 +18,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from enrich_rag.eval.stats import paired_difference
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_RIGHT = 0.65  # the issue's targets
 TOKEN_CUT = 0.30
@@ -41,14 +43,27 @@ def _load(root: Path, name: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def round_start_tokens(root: Path, data: dict[str, Any], spec: str) -> float | None:
-    """Mean prompt tokens of the loop this round started from (`landed`) on the same questions."""
+def token_change(root: Path, data: dict[str, Any], spec: str) -> dict[str, Any] | None:
+    """The default's prompt tokens against the loop this round started from (`landed`), paired on the
+    questions both answered: the round start's mean, the mean difference with its interval, and the ratio."""
     if not spec:
         return None
     file_name, _, setting = spec.rpartition(":")
     source = _load(root, file_name) if file_name else data
-    found = (source or {}).get("summary", {}).get(setting)
-    return found["prefill_tokens_mean"] if found else None
+    start = {r["id"]: r[setting]["prefill_tokens"] for r in (source or {}).get("rows", []) if setting in r}
+    pairs = [(r["default"]["prefill_tokens"], start[r["id"]]) for r in data["rows"] if r["id"] in start]
+    if not pairs:
+        return None
+    ours, theirs = [a for a, _ in pairs], [b for _, b in pairs]
+    diff = paired_difference(ours, theirs)
+    base = sum(theirs) / len(theirs)
+    return {
+        "questions": len(pairs),
+        "round_start_mean": round(base, 1),
+        "difference": [round(diff.value, 1), *(round(x, 1) for x in diff.to_list())],
+        "ratio": round(sum(ours) / sum(theirs) - 1, 3),
+        "ratio_interval": [round(x / base, 3) for x in diff.to_list()],
+    }
 
 
 def set_row(root: Path, name: str, file_name: str, kind: str, docs: bool, start_spec: str) -> dict[str, Any]:
@@ -58,7 +73,7 @@ def set_row(root: Path, name: str, file_name: str, kind: str, docs: bool, start_
     default, plain = data["summary"]["default"], {k: v for k, v in data["summary"].items() if k.startswith("top") and "cut" not in k}
     paired = {k.split(" - ")[1]: v for k, v in data["paired"].items() if k.startswith("default - top")}
     quoted = data.get("quote_vs_sure_default", {}).get("right_with_quote_stating_gold", [0, 0])
-    start = round_start_tokens(root, data, start_spec)
+    change = token_change(root, data, start_spec)
     tokens = default["prefill_tokens_mean"]
     row = {
         "set": name,
@@ -75,8 +90,8 @@ def set_row(root: Path, name: str, file_name: str, kind: str, docs: bool, start_
         "reader_calls_mean": default["reader_calls_mean"],
         "prompt_tokens_mean": tokens,
         "plain_prompt_tokens_mean": {k: v["prefill_tokens_mean"] for k, v in plain.items()},
-        "round_start_prompt_tokens_mean": start,
-        "tokens_change": None if not start else round(tokens / start - 1, 3),
+        "tokens_against_round_start": change,
+        "tokens_change": None if change is None else change["ratio"],
         "seconds_p50": default["seconds_p50"],
         "right_quoted": quoted,
     }
@@ -105,7 +120,8 @@ def main() -> int:
             table.add_row(r["set"], r["kind"], "missing: " + r["file"], "", "", "", "", "")
             continue
         lost = ", ".join(f"{k} {v}" for k, v in r["lost_at"].get("top3", {}).items() if v)
-        start = r["round_start_prompt_tokens_mean"]
+        change = r["tokens_against_round_start"]
+        start = change and change["round_start_mean"]
         table.add_row(
             r["set"], r["kind"], f"{r['default_right']}/{r['questions']}", "/".join(str(v) for v in r["plain_right"].values()),
             lost or "-", f"{r['prompt_tokens_mean']:.0f}" + (f" ({start:.0f})" if start else ""), f"{r['reader_calls_mean']:.2f}",

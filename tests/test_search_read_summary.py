@@ -18,10 +18,12 @@ def test_a_docs_folder_meets_what_it_meets_and_misses_what_it_misses(tmp_path):
         "paired": {"default - top3": {"em_difference": [-0.1, -0.3, 0.1], "won": 0, "lost": 1}},
         "lost_at": {"default": {"top3": {"plan": 0, "pick": 1}}},
         "quote_vs_sure_default": {"right_with_quote_stating_gold": [6, 7]},
+        "rows": [{"id": str(i), "default": {"prefill_tokens": 300}, "landed": {"prefill_tokens": 480}} for i in range(10)],
     }
     (tmp_path / "bench_results" / "search_read_x.json").write_text(json.dumps(data))
     row = set_row(tmp_path, "x", "search_read_x.json", "held-out", True, "landed")
     assert row["plain_right"] == {"top2": 5, "top3": 8} and row["tokens_change"] == -0.375
+    assert row["tokens_against_round_start"]["difference"] == [-180.0, -180.0, -180.0]  # paired per question
     assert row["targets"] == {
         "at_least_each_plain_read": False,  # 7 < top3's 8
         "quote_states_gold_on_right": False,  # 6 of 7 is under 90%

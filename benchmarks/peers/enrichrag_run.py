@@ -36,6 +36,7 @@ def index(args: argparse.Namespace) -> dict[str, Any]:
     work = sets.folder("enrichrag", args.set, args.questions)
     shutil.rmtree(work / "docs", ignore_errors=True)
     shutil.rmtree(work / "workspace", ignore_errors=True)  # built from nothing, as the peers' indexes are
+    (work / "index_runs.jsonl").unlink(missing_ok=True)  # so its cost is this run's, not the sum of rebuilds
     (work / "docs").mkdir()
     passages = [{"id": title, "title": title, "text": text} for _, title, text in sets.paragraphs(items)]
     (work / "docs" / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8")
