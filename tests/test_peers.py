@@ -28,10 +28,10 @@ def test_each_paragraph_is_given_once_with_the_question_that_brought_it():
     ]
 
 
-def _files(root, system, index, rows):
+def _files(root, system, index, rows, n=2):
     (root / "bench_results").mkdir(exist_ok=True)
-    (root / "bench_results" / f"peers_{system}_toy_2q_index.json").write_text(json.dumps({"system": system, "index": index}))
-    (root / "bench_results" / f"peers_{system}_toy_2q_answer.json").write_text(json.dumps({"system": system, "answers": rows}))
+    (root / "bench_results" / f"peers_{system}_toy_{n}q_index.json").write_text(json.dumps({"system": system, "index": index}))
+    (root / "bench_results" / f"peers_{system}_toy_{n}q_answer.json").write_text(json.dumps({"system": system, "answers": rows}))
 
 
 def _index(seconds, prompt, generated):
@@ -67,3 +67,16 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     page = "\n".join(table_lines(result, "`x`"))
     assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
     assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page
+
+
+def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(tmp_path):
+    _files(tmp_path, "enrichrag", _index(10.0, 0, 0), [_row("a", "default", 1.0)], n=30)
+    _files(tmp_path, "hipporag", _index(1800.0, 900, 100), [_row("a", "hipporag", 0.0)], n=5)
+    _files(tmp_path, "hipporag", _index(90.0, 90, 10), [], n=1)
+    _files(tmp_path, "hipporag", _index(1e6, 9, 9), [], n=60)  # a larger size says nothing about 30
+    result = side_by_side(tmp_path, "toy", 30)
+    hippo = result["systems"]["hipporag"]
+    assert hippo["missing"] == ["index", "answer"]
+    assert hippo["not_run"] == "5 questions took 1,800 s to index (360 s a question): 30 would take about 3.0 h of this machine's 2 cores"
+    assert "not_run" not in result["systems"]["lightrag"]  # never indexed at any size: nothing measured to say
+    assert "| index, answer (5 questions took 1,800 s" in "\n".join(table_lines(result, "`x`"))

@@ -43,6 +43,25 @@ def index_cost(index: dict[str, Any]) -> dict[str, Any]:
     } | {k: index[k] for k in ("chunks", "entities", "relations", "chunks_without_entities") if k in index}
 
 
+def projected(root: Path, system: str, name: str, n: int) -> str | None:
+    """Why a system has no index at n questions, from what it measured: its seconds per question at the
+    largest smaller size it indexed, scaled to n (an index's cost grows with its documents)."""
+    sizes = []
+    for path in (root / "bench_results").glob(f"peers_{system}_{name}_*q_index.json"):
+        size = int(path.name.removeprefix(f"peers_{system}_{name}_").removesuffix("q_index.json"))
+        if size < n:
+            sizes.append(size)
+    if not sizes:
+        return None
+    size = max(sizes)
+    found = _load(root, system, name, size, "index")
+    seconds = found["index"]["seconds_all_runs"] if found else 0.0
+    return (
+        f"{size} questions took {seconds:,.0f} s to index ({seconds / size:,.0f} s a question): "
+        f"{n} would take about {seconds / size * n / 3600:.1f} h of this machine's 2 cores"
+    )
+
+
 def answers_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     em, f1 = bootstrap([r["em"] for r in rows]), bootstrap([r["f1"] for r in rows])
     return {
@@ -67,6 +86,8 @@ def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
             "changes": (index or answered or {}).get("changes", []),
             "missing": [stage for stage, found in (("index", index), ("answer", answered)) if not found],
         }
+        if not index and (reason := projected(root, system, name, n)):
+            systems[system]["not_run"] = reason
         for row in (answered or {}).get("answers", []):
             rows.setdefault((system, row["mode"]), []).append(row)
     summary = {f"{s}:{m}": answers_summary(r) for (s, m), r in rows.items()}
@@ -113,7 +134,8 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         cells = [cost.get(k, "") for k in ("seconds", "reader_calls", "reader_prompt_tokens", "reader_generated_tokens", "peak_rss_mb")]
         extracted = [cost.get(k, "") for k in ("entities", "relations", "chunks_without_entities")]
         disk = _mb(cost["bytes_on_disk"]) if cost else ""
-        row = [system, *map(str, cells), disk, *map(str, extracted), ", ".join(found["missing"])]
+        missing = ", ".join(found["missing"]) + (f" ({found['not_run']})" if found.get("not_run") else "")
+        row = [system, *map(str, cells), disk, *map(str, extracted), missing]
         lines.append("| " + " | ".join(row) + " |")
     paired = [
         f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions)"
