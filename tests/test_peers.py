@@ -60,13 +60,15 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     assert result["summary"]["lightrag:mix"]["em"][0] == 0.5 and result["summary"]["enrichrag:default"]["n"] == 2
     assert result["paired"]["enrichrag:default - lightrag:mix"]["em"] == 0.5
     assert result["paired"]["enrichrag:default - lightrag:naive"]["n"] == 1  # only the question both answered
+    assert result["paired"]["enrichrag:default - lightrag:mix"]["default_only"] == ["b"]
+    assert result["paired"]["enrichrag:default - lightrag:naive"]["peer_only"] == []
     lightrag = result["systems"]["lightrag"]
     assert lightrag["index"]["reader_prompt_tokens"] == 900 and lightrag["index_seconds_over_enrichrag"] == 40.0
     assert lightrag["index_tokens_over_enrichrag"] is None  # EnrichRAG's index made no reader call: no finite ratio
     assert result["systems"]["minirag"]["missing"] == ["index", "answer"]
     page = "\n".join(table_lines(result, "`x`"))
     assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
-    assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page
+    assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page and "only with the default 1, only with the peer 0)" in page
 
 
 def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(tmp_path):

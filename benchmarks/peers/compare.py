@@ -76,6 +76,17 @@ def answers_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The default against a peer's mode, paired, with the questions each got right that the other missed
+    (what a peer does better is read off its `peer_only`)."""
+    theirs = {r["id"]: r for r in rows}
+    both = [(r, theirs[r["id"]]) for r in base if r["id"] in theirs]
+    return compare(base, rows, ("em", "f1")) | {
+        "default_only": [mine["id"] for mine, peer in both if mine["em"] > peer["em"]],
+        "peer_only": [peer["id"] for mine, peer in both if peer["em"] > mine["em"]],
+    }
+
+
 def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
     systems: dict[str, Any] = {}
     rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -92,7 +103,7 @@ def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
             rows.setdefault((system, row["mode"]), []).append(row)
     summary = {f"{s}:{m}": answers_summary(r) for (s, m), r in rows.items()}
     base = rows.get(BASE, [])
-    paired = {f"{BASE[0]}:{BASE[1]} - {s}:{m}": compare(base, r, ("em", "f1")) for (s, m), r in rows.items() if (s, m) != BASE and base}
+    paired = {f"{BASE[0]}:{BASE[1]} - {s}:{m}": versus(base, r) for (s, m), r in rows.items() if (s, m) != BASE and base}
     own = (systems["enrichrag"]["index"] or {}).get("reader_prompt_tokens")
     for system, found in systems.items():
         cost = found["index"]
@@ -138,7 +149,8 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         row = [system, *map(str, cells), disk, *map(str, extracted), missing]
         lines.append("| " + " | ".join(row) + " |")
     paired = [
-        f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions)"
+        f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions; "
+        f"right only with the default {len(p['default_only'])}, only with the peer {len(p['peer_only'])})"
         for key, p in result["paired"].items()
         if "em" in p
     ]
