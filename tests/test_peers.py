@@ -4,7 +4,7 @@ LightRAG is handed must be the questions' own paragraphs, each once."""
 import json
 
 from benchmarks.peers.compare import side_by_side, table_lines
-from benchmarks.peers.sets import documents, paragraphs
+from benchmarks.peers.sets import ROOT, corpus, documents, paragraphs, questions
 from enrich_rag.eval.datasets import QAItem
 
 
@@ -12,7 +12,7 @@ def test_each_question_is_one_document_of_its_titled_paragraphs_each_paragraph_o
     first = QAItem("q1", "Who?", ("A",), contexts=(("Nolan", "Nolan directed Inception."), ("Paris", "Paris is in France.")))
     second = QAItem("q2", "Where?", ("B",), contexts=(("Paris", "Paris is in France."), ("Rome", "Rome is in Italy.")))
     alone = QAItem("q3", "Again?", ("C",), contexts=(("Nolan", "Nolan directed Inception."),))
-    assert documents([first, second, alone]) == [
+    assert documents(paragraphs([first, second, alone])) == [
         ("q1", "Nolan\nNolan directed Inception.\n\nParis\nParis is in France."),
         ("q2", "Rome\nRome is in Italy."),
     ]
@@ -26,6 +26,16 @@ def test_each_paragraph_is_given_once_with_the_question_that_brought_it():
         ("q1", "Paris", "Paris is in France."),
         ("q2", "Rome", "Rome is in Italy."),
     ]
+
+
+def test_a_documentation_folder_is_its_every_page_one_document_each_whatever_the_questions():
+    asked = questions("npm", 3)
+    assert [q.id for q in asked] == ["npm-0", "npm-1", "npm-2"] and asked[0].answers == ("package-lock.json",)
+    pages = corpus("npm", asked)
+    assert len(pages) == 20 and corpus("npm", asked[:1]) == pages
+    assert [name for name, _ in documents(pages)][:2] == ["folders", "logging"]
+    page = ROOT / "data" / "own_documents" / "npm-docs" / "docs" / "npm-ci.md"
+    assert documents(pages)[2] == ("npm-ci", page.read_text(encoding="utf-8"))  # the page unchanged, untitled again
 
 
 def _files(root, system, index, rows, n=2):

@@ -37,15 +37,19 @@ def index(args: argparse.Namespace) -> dict[str, Any]:
     shutil.rmtree(work / "docs", ignore_errors=True)
     shutil.rmtree(work / "workspace", ignore_errors=True)  # built from nothing, as the peers' indexes are
     (work / "index_runs.jsonl").unlink(missing_ok=True)  # so its cost is this run's, not the sum of rebuilds
-    (work / "docs").mkdir()
-    passages = [{"id": title, "title": title, "text": text} for _, title, text in sets.paragraphs(items)]
-    (work / "docs" / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8")
+    units = sets.corpus(args.set, items)
+    if args.set in sets.FOLDERS:  # a documentation folder: built as its user builds it, from its pages
+        shutil.copytree(sets.ROOT / sets.FOLDERS[args.set] / "docs", work / "docs")
+    else:
+        (work / "docs").mkdir()
+        passages = [{"id": title, "title": title, "text": text} for _, title, text in units]
+        (work / "docs" / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in passages), encoding="utf-8")
     start = time.perf_counter()
     build_folder(work / "docs", work / "workspace", sets.ROOT / "params.yaml")
     seconds = time.perf_counter() - start
     usage = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     run = {
-        "documents": len(passages),
+        "documents": len(units),
         "seconds_this_run": round(seconds, 1),
         "reader_calls_this_run": 0,
         "reader_tokens_this_run": {"prefill_tokens": 0, "cached_tokens": 0, "generated_tokens": 0},
@@ -77,5 +81,6 @@ def answer(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": CHANGES, "methods": METHODS}
+    changes = [] if args.set in sets.FOLDERS else CHANGES  # a folder is built as its user builds it
+    head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": changes, "methods": METHODS}
     return head | (index(args) if args.stage == "index" else answer(args))

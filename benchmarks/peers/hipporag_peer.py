@@ -26,9 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.peers import sets
 from benchmarks.peers.sets import CONTEXT_TOKENS
-from enrich_rag.eval.datasets import QAItem
 from enrich_rag.llm.prompts import Prompt
 
 NAME, VERSION = "hipporag", "2.0.0a4"
@@ -124,8 +122,8 @@ def param(mode: str) -> str:
     return mode
 
 
-def documents(items: list[QAItem]) -> list[tuple[str, str]]:
-    return [(title, f"{title}\n{text}") for _, title, text in sets.paragraphs(items)]
+def documents(units: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    return [(title, f"{title}\n{text}") for _, title, text in units]
 
 
 def extracted(index: Path) -> dict[str, int]:

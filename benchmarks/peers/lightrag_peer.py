@@ -10,7 +10,6 @@ from typing import Any
 from benchmarks.peers import sets
 from benchmarks.peers.reader import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
-from enrich_rag.eval.datasets import QAItem
 from enrich_rag.llm.models import model_name
 
 NAME, VERSION = "lightrag", "1.5.7"
@@ -66,8 +65,8 @@ def extracted(index: Path) -> dict[str, int]:
     }
 
 
-def documents(items: list[QAItem]) -> list[tuple[str, str]]:
-    return sets.documents(items)
+def documents(units: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    return sets.documents(units)
 
 
 def param(mode: str) -> Any:

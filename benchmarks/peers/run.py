@@ -47,7 +47,7 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     out["changes"] = peer.CHANGES
     try:
         if args.stage == "index":
-            docs = peer.documents(items)
+            docs = peer.documents(sets.corpus(args.set, items))
             before, start, called = counted.copy(), time.perf_counter(), len(calls)
             await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
             run = {
@@ -80,7 +80,7 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", choices=["enrichrag", *PEERS], required=True)
-    parser.add_argument("--set", choices=sorted(sets.SETS), default="hotpotqa")
+    parser.add_argument("--set", choices=sorted([*sets.SETS, *sets.FOLDERS]), default="hotpotqa")
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--stage", choices=["index", "answer"], required=True)
     parser.add_argument("--modes", help="the peer's query modes (default: its default mode and naive)")

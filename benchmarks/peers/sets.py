@@ -1,5 +1,6 @@
-"""What every system of the peers benchmark is handed alike: a set's first n questions, the corpus made of
-their own paragraphs, the reader's settings, and the answer scoring; and where each system's files go."""
+"""What every system of the peers benchmark is handed alike: a set's first n questions, its corpus (a dev
+set's: the questions' own paragraphs; a documentation folder's: its pages), the reader's settings, and the
+answer scoring; and where each system's files go."""
 
 from __future__ import annotations
 
@@ -14,12 +15,26 @@ from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
+FOLDERS = {"npm": "data/own_documents/npm-docs"}  # docs/ (Markdown pages) and questions.jsonl
 CONTEXT_TOKENS = 8192  # the reader's window for every system (an extraction prompt with its gleaning turn outgrows 4,096)
 
 
 def questions(name: str, n: int) -> list[QAItem]:
+    if name in FOLDERS:
+        lines = (ROOT / FOLDERS[name] / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines if line.strip()]
+        return [QAItem(f"{name}-{i}", row["question"], tuple(row["answers"])) for i, row in enumerate(rows)][:n]
     path, fmt = SETS[name]
     return load_questions(ROOT / path, fmt)[:n]
+
+
+def corpus(name: str, items: list[QAItem]) -> list[tuple[str, str, str]]:
+    """(document, title, text) of the set's corpus: a folder's every page whatever the questions (as its user
+    would index it), a dev set's paragraphs of the questions asked."""
+    if name in FOLDERS:
+        pages = sorted((ROOT / FOLDERS[name] / "docs").glob("*.md"))
+        return [(page.stem, page.stem, page.read_text(encoding="utf-8")) for page in pages]
+    return paragraphs(items)
 
 
 def paragraphs(items: list[QAItem]) -> list[tuple[str, str, str]]:
@@ -34,12 +49,13 @@ def paragraphs(items: list[QAItem]) -> list[tuple[str, str, str]]:
     return found
 
 
-def documents(items: list[QAItem]) -> list[tuple[str, str]]:
-    """One document per question: its paragraphs not already given, each under its title."""
-    by_question: dict[str, list[str]] = {}
-    for question, title, text in paragraphs(items):
-        by_question.setdefault(question, []).append(f"{title}\n{text}")
-    return [(question, "\n\n".join(parts)) for question, parts in by_question.items()]
+def documents(units: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """The corpus as the LightRAG family takes it: one document per question (its paragraphs not already
+    given, each under its title) or per page."""
+    by_document: dict[str, list[str]] = {}
+    for document, title, text in units:
+        by_document.setdefault(document, []).append(text if title == document else f"{title}\n{text}")
+    return [(document, "\n\n".join(parts)) for document, parts in by_document.items()]
 
 
 def reader_config() -> LLMConfig:
