@@ -1,17 +1,19 @@
 """The peers benchmark's one runner: index a set's corpus with a system, or answer its questions with it.
 
 Every system gets the same reader (the project's llama.cpp backend with Qwen2.5 1.5B, greedy), the same
-embeddings (MiniLM), the same corpus (the questions' own paragraphs), the same questions and the same
+embeddings (MiniLM), the same corpus (a dev set's: the questions' own paragraphs; a documentation folder's:
+its pages), the same questions and the same
 scoring (EM, F1, gold contained; `benchmarks/peers/sets.py`). What a peer needed to run offline on this
 reader is in its output's `changes`. LightRAG and MiniRAG cache every reader reply in their working folder,
 so an interrupted index resumes where it stopped: run the same command again (each run is logged, and the
 index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
 
     bash benchmarks/peers/setup.sh        # .venv-peers: the peers beside the project's packages
-    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 30 --stage index
-    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 30 --stage answer
-    .venv/bin/python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage index
-    .venv/bin/python -m benchmarks.peers.compare --set hotpotqa --questions 30
+    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 5 --stage index
+    .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 5 --stage answer
+    .venv/bin/python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 5 --stage index
+    .venv/bin/python -m benchmarks.peers.run --system enrichrag --set npm --questions 20 --stage index
+    .venv/bin/python -m benchmarks.peers.compare --set hotpotqa --questions 5
 """
 
 from __future__ import annotations
