@@ -2,10 +2,10 @@
 
 Every system gets the same reader (the project's llama.cpp backend with Qwen2.5 1.5B, greedy), the same
 embeddings (MiniLM), the same corpus (a dev set's: the questions' own paragraphs; a documentation folder's:
-its pages), the same questions and the same
-scoring (EM, F1, gold contained; `benchmarks/peers/sets.py`). What a peer needed to run offline on this
-reader is in its output's `changes`. LightRAG and MiniRAG cache every reader reply in their working folder,
-so an interrupted index resumes where it stopped: run the same command again (each run is logged, and the
+its pages), the same questions and the same scoring (EM, F1, gold contained; `benchmarks/peers/sets.py`).
+What a peer needed to run offline on this reader is in its output's `changes`. LightRAG caches every reader
+reply in its working folder as each document is done, and HippoRAG's reader as each reply comes, so an
+interrupted index resumes where it stopped: run the same command again (each run is logged, and the
 index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
 
     bash benchmarks/peers/setup.sh        # .venv-peers: the peers beside the project's packages
