@@ -82,13 +82,20 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
 
 
 def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(tmp_path):
+    def chars(name, n):
+        return {"toy": 1000, "docs": 500}[name] * n
+
     _files(tmp_path, "enrichrag", _index(10.0, 0, 0), [_row("a", "default", 1.0)], n=30)
     _files(tmp_path, "hipporag", _index(1800.0, 900, 100), [_row("a", "hipporag", 0.0)], n=5)
     _files(tmp_path, "hipporag", _index(90.0, 90, 10), [], n=1)
     _files(tmp_path, "hipporag", _index(1e6, 9, 9), [], n=60)  # a larger size says nothing about 30
-    result = side_by_side(tmp_path, "toy", 30)
+    result = side_by_side(tmp_path, "toy", 30, chars)
     hippo = result["systems"]["hipporag"]
     assert hippo["missing"] == ["index", "answer"]
-    assert hippo["not_run"] == "5 questions took 1,800 s to index (360 s a question): 30 would take about 3.0 h of this machine's 2 cores"
+    assert hippo["not_run"] == (
+        "toy 5q (5,000 characters) took 1,800 s to index: toy 30q (30,000 characters) would take about 3.0 h of this machine's 2 cores"
+    )
     assert "not_run" not in result["systems"]["lightrag"]  # never indexed at any size: nothing measured to say
-    assert "| index, answer (5 questions took 1,800 s" in "\n".join(table_lines(result, "`x`"))
+    assert "| index, answer (toy 5q (5,000 characters) took 1,800 s" in "\n".join(table_lines(result, "`x`"))
+    other = side_by_side(tmp_path, "docs", 20, chars)["systems"]["hipporag"]["not_run"]
+    assert other.startswith("toy 60q (60,000 characters)") and "docs 20q (10,000 characters)" in other  # its largest index

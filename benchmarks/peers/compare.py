@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.peers.sets import ROOT
+from benchmarks.peers.sets import ROOT, corpus_chars
 from enrich_rag.eval.stats import bootstrap, compare, with_ci
 
 SYSTEMS = ("enrichrag", "lightrag", "minirag", "hipporag")
 BASE = ("enrichrag", "default")
+CorpusChars = Callable[[str, int], int]  # a set's corpus size at n questions
 
 
 def _load(root: Path, system: str, name: str, n: int, stage: str) -> dict[str, Any] | None:
@@ -43,22 +46,32 @@ def index_cost(index: dict[str, Any]) -> dict[str, Any]:
     } | {k: index[k] for k in ("chunks", "entities", "relations", "chunks_without_entities") if k in index}
 
 
-def projected(root: Path, system: str, name: str, n: int) -> str | None:
-    """Why a system has no index at n questions, from what it measured: its seconds per question at the
-    largest smaller size it indexed, scaled to n (an index's cost grows with its documents)."""
-    sizes = []
-    for path in (root / "bench_results").glob(f"peers_{system}_{name}_*q_index.json"):
-        size = int(path.name.removeprefix(f"peers_{system}_{name}_").removesuffix("q_index.json"))
-        if size < n:
-            sizes.append(size)
-    if not sizes:
+def measured_indexes(root: Path, system: str) -> list[tuple[str, int]]:
+    """(set, questions) of every index the system has a file for."""
+    found = []
+    for path in (root / "bench_results").glob(f"peers_{system}_*q_index.json"):
+        match = re.fullmatch(rf"peers_{system}_([a-z0-9]+)_(\d+)q_index\.json", path.name)
+        if match:
+            found.append((match[1], int(match[2])))
+    return found
+
+
+def projected(root: Path, system: str, name: str, n: int, chars: CorpusChars) -> str | None:
+    """Why a system has no index of a set's corpus, from what it measured: its seconds per corpus character
+    at the largest smaller size of this set it indexed (else its largest index of another set), scaled to
+    this corpus (an index's cost grows with the text it extracts from)."""
+    found = [(s, size) for s, size in measured_indexes(root, system) if (s, size) != (name, n)]
+    same = [(s, size) for s, size in found if s == name and size < n]
+    other = [(s, size) for s, size in found if s != name]
+    if not (same or other):
         return None
-    size = max(sizes)
-    found = _load(root, system, name, size, "index")
-    seconds = found["index"]["seconds_all_runs"] if found else 0.0
+    at, size = max(same) if same else max(other, key=lambda found: found[1])
+    index = _load(root, system, at, size, "index")
+    seconds = index["index"]["seconds_all_runs"] if index else 0.0
+    have, want = chars(at, size), chars(name, n)
     return (
-        f"{size} questions took {seconds:,.0f} s to index ({seconds / size:,.0f} s a question): "
-        f"{n} would take about {seconds / size * n / 3600:.1f} h of this machine's 2 cores"
+        f"{at} {size}q ({have:,} characters) took {seconds:,.0f} s to index: {name} {n}q ({want:,} characters) "
+        f"would take about {seconds / have * want / 3600:.1f} h of this machine's 2 cores"
     )
 
 
@@ -87,7 +100,7 @@ def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, 
     }
 
 
-def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
+def side_by_side(root: Path, name: str, n: int, chars: CorpusChars = corpus_chars) -> dict[str, Any]:
     systems: dict[str, Any] = {}
     rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for system in SYSTEMS:
@@ -97,7 +110,7 @@ def side_by_side(root: Path, name: str, n: int) -> dict[str, Any]:
             "changes": (index or answered or {}).get("changes", []),
             "missing": [stage for stage, found in (("index", index), ("answer", answered)) if not found],
         }
-        if not index and (reason := projected(root, system, name, n)):
+        if not index and (reason := projected(root, system, name, n, chars)):
             systems[system]["not_run"] = reason
         for row in (answered or {}).get("answers", []):
             rows.setdefault((system, row["mode"]), []).append(row)

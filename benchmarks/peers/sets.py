@@ -37,6 +37,11 @@ def corpus(name: str, items: list[QAItem]) -> list[tuple[str, str, str]]:
     return paragraphs(items)
 
 
+def corpus_chars(name: str, n: int) -> int:
+    """How much text a system indexes for a set at n questions (what an extracting index's cost follows)."""
+    return sum(len(text) for *_, text in corpus(name, questions(name, n)))
+
+
 def paragraphs(items: list[QAItem]) -> list[tuple[str, str, str]]:
     """(question id, title, paragraph) of every question's paragraphs, a paragraph two questions share once."""
     seen: set[str] = set()
