@@ -423,9 +423,10 @@ def _evaluation_runs(root: Path, only: frozenset[str] | None) -> tuple[list[Path
 def peers_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
     """The README's "against peers" tables, one per committed side by side (`benchmarks/peers/compare.py`)."""
     found = [p for p in _found(root, "bench_results/peers_*.json", only) if PEERS_SUMMARY.fullmatch(p.name)]
+    results = {path: json.loads(path.read_text(encoding="utf-8")) for path in found}
     lines = []
-    for path in found:
-        lines += peers_table(json.loads(path.read_text(encoding="utf-8")), f"`{path.relative_to(root)}`")
+    for path, result in sorted(results.items(), key=lambda found: sum(bool(s["missing"]) for s in found[1]["systems"].values())):
+        lines += peers_table(result, f"`{path.relative_to(root)}`")  # the side by side with the most systems run first
     return lines or ["No side by side is committed yet (`python -m benchmarks.peers.compare`)."]
 
 

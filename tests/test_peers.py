@@ -78,7 +78,7 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     assert result["systems"]["minirag"]["missing"] == ["index", "answer"]
     page = "\n".join(table_lines(result, "`x`"))
     assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
-    assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page and "only with the default 1, only with the peer 0)" in page
+    assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page and "only with the default 1, only with the other 0)" in page
 
 
 def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(tmp_path):

@@ -20,7 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.peers.sets import ROOT, corpus_chars
+from benchmarks.peers.sets import FOLDERS, ROOT, corpus_chars
 from enrich_rag.eval.stats import bootstrap, compare, with_ci
 
 SYSTEMS = ("enrichrag", "lightrag", "minirag", "hipporag")
@@ -135,9 +135,15 @@ def _mb(value: float) -> str:
 
 def table_lines(result: dict[str, Any], where: str) -> list[str]:
     """The side by side as Markdown (the results page and the README's "against peers" block)."""
+    name, n = result["set"], result["questions"]
+    asked = (
+        f"the folder `{FOLDERS[name]}`: its first {n} questions, its every page the corpus"
+        if name in FOLDERS
+        else f"the first {n} dev questions and their own paragraphs"
+    )
     lines = [
-        f"Same reader (Qwen2.5 1.5B, llama.cpp, greedy), MiniLM, corpus and questions: {result['set']}, the first "
-        f"{result['questions']} dev questions and their own paragraphs. From {where} (`python -m benchmarks.peers.compare`).",
+        f"Same reader (Qwen2.5 1.5B, llama.cpp, greedy), MiniLM, corpus and questions: {name}, {asked}. "
+        f"From {where} (`python -m benchmarks.peers.compare`).",
         "",
         "| system: mode | EM | F1 | gold contained | p50 s | reader calls | prompt tokens |",
         "|---|---|---|---:|---:|---:|---:|",
@@ -163,7 +169,7 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         lines.append("| " + " | ".join(row) + " |")
     paired = [
         f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions; "
-        f"right only with the default {len(p['default_only'])}, only with the peer {len(p['peer_only'])})"
+        f"right only with the default {len(p['default_only'])}, only with the other {len(p['peer_only'])})"
         for key, p in result["paired"].items()
         if "em" in p
     ]
