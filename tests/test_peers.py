@@ -2,9 +2,10 @@
 LightRAG is handed must be the questions' own paragraphs, each once."""
 
 import json
+import logging
 
 from benchmarks.peers.compare import side_by_side, table_lines
-from benchmarks.peers.sets import ROOT, corpus, documents, paragraphs, questions
+from benchmarks.peers.sets import ROOT, corpus, documents, paragraphs, questions, warnings_logged
 from enrich_rag.eval.datasets import QAItem
 
 
@@ -99,3 +100,14 @@ def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(
     assert "| index, answer (toy 5q (5,000 characters) took 1,800 s" in "\n".join(table_lines(result, "`x`"))
     other = side_by_side(tmp_path, "docs", 20, chars)["systems"]["hipporag"]["not_run"]
     assert other.startswith("toy 60q (60,000 characters)") and "docs 20q (10,000 characters)" in other  # its largest index
+
+
+def test_the_warnings_a_peer_logs_while_it_works_are_counted_by_package_and_only_then():
+    with warnings_logged(("lightrag", "hipporag")) as warned:
+        logging.getLogger("lightrag").warning("chunk-000: Complete delimiter can not be found in extraction result")
+        logging.getLogger("lightrag").error("chunk-001: LLM output format error; found 4/5 fields on RELATION")
+        logging.getLogger("hipporag.information_extraction").warning("could not parse the triples")
+        logging.getLogger("lightrag").info("saving the cache")  # not a warning
+        logging.getLogger("elsewhere").warning("not a peer")
+    logging.getLogger("lightrag").warning("after the run")
+    assert warned == {"lightrag": 2, "hipporag": 1}

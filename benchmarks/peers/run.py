@@ -51,12 +51,14 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
         if args.stage == "index":
             docs = peer.documents(sets.corpus(args.set, items))
             before, start, called = counted.copy(), time.perf_counter(), len(calls)
-            await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
+            with sets.warnings_logged(tuple(PEERS)) as warned:
+                await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
             run = {
                 "documents": len(docs),
                 "seconds_this_run": round(time.perf_counter() - start, 1),
                 "reader_calls_this_run": len(calls) - called,
                 "reader_tokens_this_run": counted.since(before),
+                "warnings_logged_this_run": dict(warned),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
             }

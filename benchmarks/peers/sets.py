@@ -4,8 +4,12 @@ answer scoring; and where each system's files go."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import logging
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +104,28 @@ def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
         "reader_calls_all_runs": sum(r.get("reader_calls_this_run", 0) for r in runs),
         "reader_tokens_all_runs": tokens,
     }
+
+
+class _Counting(logging.Handler):
+    def __init__(self, counts: Counter[str]):
+        super().__init__(logging.WARNING)
+        self.counts = counts
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.counts[record.name.split(".")[0]] += 1
+
+
+@contextlib.contextmanager
+def warnings_logged(loggers: tuple[str, ...]) -> Iterator[Counter[str]]:
+    """Count the warnings and errors the peers log while they work, by package: their own record of the
+    reader's replies they could not parse (a missing delimiter, a relation short of fields), which an
+    extraction that still kept something would otherwise hide."""
+    counts: Counter[str] = Counter()
+    handler = _Counting(counts)
+    for name in loggers:
+        logging.getLogger(name).addHandler(handler)
+    try:
+        yield counts
+    finally:
+        for name in loggers:
+            logging.getLogger(name).removeHandler(handler)
