@@ -425,8 +425,12 @@ def peers_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
     found = [p for p in _found(root, "bench_results/peers_*.json", only) if PEERS_SUMMARY.fullmatch(p.name)]
     results = {path: json.loads(path.read_text(encoding="utf-8")) for path in found}
     lines = []
-    for path, result in sorted(results.items(), key=lambda found: sum(bool(s["missing"]) for s in found[1]["systems"].values())):
-        lines += peers_table(result, f"`{path.relative_to(root)}`")  # the side by side with the most systems run first
+
+    def not_run(item: tuple[Path, dict[str, Any]]) -> int:  # the side by side with the most systems run first
+        return sum(bool(system["missing"]) for system in item[1]["systems"].values())
+
+    for path, result in sorted(results.items(), key=not_run):
+        lines += peers_table(result, f"`{path.relative_to(root)}`")
     return lines or ["No side by side is committed yet (`python -m benchmarks.peers.compare`)."]
 
 

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.peers.sets import FOLDERS, ROOT, corpus_chars
-from enrich_rag.eval.stats import bootstrap, compare, with_ci
+from enrich_rag.eval.stats import bootstrap, compare, paired_rows, with_ci
 
 SYSTEMS = ("enrichrag", "lightrag", "minirag", "hipporag")
 BASE = ("enrichrag", "default")
@@ -92,8 +92,7 @@ def answers_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The default against a peer's mode, paired, with the questions each got right that the other missed
     (what a peer does better is read off its `peer_only`)."""
-    theirs = {r["id"]: r for r in rows}
-    both = [(r, theirs[r["id"]]) for r in base if r["id"] in theirs]
+    both = list(zip(*paired_rows(base, rows), strict=True))
     return compare(base, rows, ("em", "f1")) | {
         "default_only": [mine["id"] for mine, peer in both if mine["em"] > peer["em"]],
         "peer_only": [peer["id"] for mine, peer in both if peer["em"] > mine["em"]],

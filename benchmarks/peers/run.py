@@ -85,7 +85,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", choices=["enrichrag", *PEERS], required=True)
     parser.add_argument("--set", choices=sorted([*sets.SETS, *sets.FOLDERS]), default="hotpotqa")
-    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--questions", type=int, default=5)  # what a peer indexes in under an hour here
     parser.add_argument("--stage", choices=["index", "answer"], required=True)
     parser.add_argument("--modes", help="the peer's query modes (default: its default mode and naive)")
     args = parser.parse_args()
