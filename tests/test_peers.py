@@ -4,7 +4,7 @@ LightRAG is handed must be the questions' own paragraphs, each once."""
 import json
 import logging
 
-from benchmarks.peers.compare import side_by_side, table_lines
+from benchmarks.peers.compare import side_by_side, table_lines, where_others_do_better
 from benchmarks.peers.sets import ROOT, corpus, documents, paragraphs, questions, warnings_logged
 from enrich_rag.eval.datasets import QAItem
 
@@ -61,6 +61,8 @@ def _row(qid, mode, em):
         "seconds": 1.0,
         "reader_calls": 1,
         "tokens": {"prefill_tokens": 10},
+        "answer": f"{mode} says {qid}",
+        "gold": [f"gold {qid}"],
     }
 
 
@@ -80,6 +82,18 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     page = "\n".join(table_lines(result, "`x`"))
     assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
     assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page and "only with the default 1, only with the other 0)" in page
+
+
+def test_what_a_peer_does_better_is_listed_with_its_numbers_and_the_answers_where_it_was_right(tmp_path):
+    _files(tmp_path, "enrichrag", _index(10.0, 0, 0) | {"bytes_on_disk": 4000}, [_row("a", "default", 0.0), _row("b", "default", 1.0)])
+    _files(tmp_path, "lightrag", _index(400.0, 900, 100) | {"bytes_on_disk": 700}, [_row("a", "mix", 1.0), _row("b", "mix", 1.0)])
+    _files(tmp_path, "hipporag", _index(900.0, 900, 100) | {"bytes_on_disk": 9000}, [_row("a", "dense", 0.0), _row("b", "dense", 0.0)])
+    better = where_others_do_better(side_by_side(tmp_path, "toy", 2))
+    assert better == [
+        "- lightrag:mix: EM 1.000 vs 0.500; gold contained 1.000 vs 0.500",
+        "- lightrag: index bytes on disk 700 vs 4,000",
+        "- lightrag:mix right where the default was not (a): 'mix says a', the default 'default says a' (gold 'gold a')",
+    ]  # hipporag is worse on every count, so it is not listed
 
 
 def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(tmp_path):
@@ -111,3 +125,17 @@ def test_the_warnings_a_peer_logs_while_it_works_are_counted_by_package_and_only
         logging.getLogger("elsewhere").warning("not a peer")
     logging.getLogger("lightrag").warning("after the run")
     assert warned == {"lightrag": 2, "hipporag": 1}
+
+
+def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_else(embedded_llm):
+    # The real small reader (Gemma 270M): what it answers is not asserted, what it was handed and counted is.
+    from benchmarks.peers.enrichrag_run import gold_read
+    from enrich_rag.eval.methods import CountingLLM
+    from enrich_rag.ingest.sections import stable_doc_id
+
+    gold, distractor = ("Nolan", "Nolan directed Inception."), ("Paris", "Paris is in France.")
+    item = QAItem("q1", "Who directed Inception?", ("Nolan",), contexts=(distractor, gold), gold_docs=(stable_doc_id(*gold),))
+    reader = CountingLLM(embedded_llm)
+    prediction = gold_read(reader, 8)(item)
+    assert prediction.context == ["Nolan: Nolan directed Inception."] and prediction.docs == [stable_doc_id(*gold)]
+    assert prediction.llm_calls == 1 == reader.calls and prediction.seconds > 0

@@ -93,9 +93,13 @@ def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, 
     """The default against a peer's mode, paired, with the questions each got right that the other missed
     (what a peer does better is read off its `peer_only`)."""
     both = list(zip(*paired_rows(base, rows), strict=True))
+    won = [(mine, peer) for mine, peer in both if peer["em"] > mine["em"]]
     return compare(base, rows, ("em", "f1")) | {
         "default_only": [mine["id"] for mine, peer in both if mine["em"] > peer["em"]],
-        "peer_only": [peer["id"] for mine, peer in both if peer["em"] > mine["em"]],
+        "peer_only": [peer["id"] for _, peer in won],
+        "peer_only_answers": [
+            {"id": peer["id"], "peer": peer["answer"], "default": mine["answer"], "gold": peer["gold"]} for mine, peer in won
+        ],
     }
 
 
@@ -172,7 +176,40 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         for key, p in result["paired"].items()
         if "em" in p
     ]
-    return lines + ([""] + paired if paired else []) + [""]
+    better = where_others_do_better(result)
+    learn = ["", "Where another row does better than the default:", "", *better] if better else []
+    return lines + ([""] + paired if paired else []) + learn + [""]
+
+
+def where_others_do_better(result: dict[str, Any]) -> list[str]:
+    """What the project could learn from: each row's measures that beat the default's, and the questions it
+    got right that the default missed, with both answers."""
+    lines = []
+    base = result["summary"].get(":".join(BASE))
+    for key, s in result["summary"].items():
+        if not base or key == ":".join(BASE):
+            continue
+        measures = {"EM": (s["em"][0], base["em"][0]), "gold contained": (s["contained"], base["contained"])}
+        beats = [f"{label} {theirs:.3f} vs {ours:.3f}" for label, (theirs, ours) in measures.items() if theirs > ours]
+        if beats:
+            lines.append(f"- {key}: " + "; ".join(beats))
+    own = result["systems"]["enrichrag"]["index"]
+    for system, found in result["systems"].items():
+        cost = found["index"]
+        if system == "enrichrag" or not (cost and own):
+            continue
+        labels = {"bytes_on_disk": "index bytes on disk", "peak_rss_mb": "peak MB while indexing"}
+        smaller = [f"{label} {cost[k]:,} vs {own[k]:,}" for k, label in labels.items() if cost[k] < own[k]]
+        if smaller:
+            lines.append(f"- {system}: " + "; ".join(smaller))
+    for key, p in result["paired"].items():
+        other = key.split(" - ")[1]
+        lines += [
+            f"- {other} right where the default was not ({a['id']}): {a['peer'][:80]!r}, the default {a['default'][:80]!r} "
+            f"(gold {a['gold'][0]!r})"
+            for a in p.get("peer_only_answers", [])
+        ]
+    return lines
 
 
 def show(result: dict[str, Any]) -> None:

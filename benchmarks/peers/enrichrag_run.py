@@ -6,7 +6,9 @@ reader and MiniLM, the same questions and scoring as the peers.
   seed graph, the graph index). The build takes no reader: its reader calls and tokens are none by
   construction, and the run says so rather than counting a reader it never loads.
 - answer: `default`, the served default's read (`ask` read-only: background enrichment runs after an
-  answer and never changes it), and `naive_rag`, the plain dense baseline (MiniLM top k, one read).
+  answer and never changes it), `naive_rag`, the plain dense baseline (MiniLM top k, one read), and on a
+  dev set `oracle`, the reader handed each question's gold paragraphs: what any system on this reader
+  could reach by retrieving perfectly.
 
     python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage index
     python -m benchmarks.peers.run --system enrichrag --set hotpotqa --questions 30 --stage answer
@@ -19,13 +21,17 @@ import json
 import resource
 import shutil
 import time
+from collections.abc import Callable
 from typing import Any
 
 from benchmarks.peers import sets
 from enrich_rag.api import EnrichRAG
-from enrich_rag.eval.methods import CountingLLM, make_method
+from enrich_rag.eval.datasets import QAItem
+from enrich_rag.eval.methods import CountingLLM, Prediction, make_method, read_answer, timed
+from enrich_rag.ingest.sections import stable_doc_id
 from enrich_rag.llm.factory import make_llm
 from enrich_rag.stages.folder import build_folder
+from enrich_rag.storage.passages import Passage
 
 METHODS = {"default": "enrichrag_no_enrich", "naive_rag": "naive_rag"}
 CHANGES = ["corpus: each titled paragraph one passage (the peers get each question's paragraphs joined as one document)"]
@@ -59,12 +65,26 @@ def index(args: argparse.Namespace) -> dict[str, Any]:
     return {"index": sets.logged_run(work, run)}
 
 
+def gold_read(reader: CountingLLM, max_new_tokens: int) -> Callable[[QAItem], Prediction]:
+    """The project's one-shot oracle, its gold paragraphs taken from the question itself: the peers' corpus
+    is written under titles, so the pooled corpus's document ids the gold names are not in this index."""
+
+    def run(item: QAItem) -> Prediction:
+        gold = [Passage(title, doc, title, text) for title, text in item.contexts if (doc := stable_doc_id(title, text)) in item.gold_docs]
+        texts = [p.content for p in gold]
+        return Prediction(read_answer(reader, item.question, texts, max_new_tokens), [p.doc_id for p in gold], texts)
+
+    return timed(reader, run)
+
+
 def answer(args: argparse.Namespace) -> dict[str, Any]:
     items = sets.questions(args.set, args.questions)
     work = sets.folder("enrichrag", args.set, args.questions)
     reader = CountingLLM(make_llm(sets.reader_config()))
     rag = EnrichRAG.open(sets.ROOT / "params.yaml", work / "workspace" / "config.yaml", llm=reader)
     methods = {name: make_method(method, rag, reader) for name, method in METHODS.items()}
+    if args.set not in sets.FOLDERS:  # a folder's questions name no gold page
+        methods["oracle"] = gold_read(reader, rag.resources.config.llm.max_new_tokens)
     rows = []
     try:
         for item in items:
@@ -82,5 +102,6 @@ def answer(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     changes = [] if args.set in sets.FOLDERS else CHANGES  # a folder is built as its user builds it
-    head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": changes, "methods": METHODS}
+    methods = METHODS if args.set in sets.FOLDERS else METHODS | {"oracle": "the gold paragraphs, read once"}
+    head = {"system": "enrichrag", "set": args.set, "questions": args.questions, "changes": changes, "methods": methods}
     return head | (index(args) if args.stage == "index" else answer(args))

@@ -252,8 +252,14 @@ def make_method(name: str, session: EnrichRAG, llm: CountingLLM) -> Callable[[QA
     else:
         hybrid = {"no_retrieval": None, "naive_rag": False, "hybrid_rag": True}[name]
         run = lambda item: rag_baseline(resources, llm, item.question, hybrid)  # noqa: E731
+    return timed(llm, run)
 
-    def timed(item: QAItem) -> Prediction:
+
+def timed(llm: CountingLLM, run: Callable[[QAItem], Prediction]) -> Callable[[QAItem], Prediction]:
+    """A method whose every prediction carries its own seconds, reader calls and tokens (the reader is
+    shared across methods, so each reads off the difference it made)."""
+
+    def measured(item: QAItem) -> Prediction:
         counted: TokenCount | None = getattr(llm.inner, "tokens", None)
         tokens_before = counted.copy() if counted is not None else None
         calls, start = llm.calls, time.perf_counter()
@@ -263,4 +269,4 @@ def make_method(name: str, session: EnrichRAG, llm: CountingLLM) -> Callable[[QA
             prediction.tokens = counted.since(tokens_before)
         return prediction
 
-    return timed
+    return measured
