@@ -5,7 +5,7 @@ import json
 import logging
 
 from benchmarks.peers.compare import side_by_side, table_lines, where_others_do_better
-from benchmarks.peers.sets import ROOT, corpus, documents, paragraphs, questions, warnings_logged
+from benchmarks.peers.sets import ROOT, checkpoint, corpus, documents, fold_interrupted, logged_run, paragraphs, questions, warnings_logged
 from enrich_rag.eval.datasets import QAItem
 
 
@@ -139,3 +139,21 @@ def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_els
     prediction = gold_read(reader, 8)(item)
     assert prediction.context == ["Nolan: Nolan directed Inception."] and prediction.docs == [stable_doc_id(*gold)]
     assert prediction.llm_calls == 1 == reader.calls and prediction.seconds > 0
+
+
+def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(tmp_path):
+    def run(seconds, prompt):
+        tokens = {"prefill_tokens": prompt, "cached_tokens": 0, "generated_tokens": 1}
+        return {"documents": 5, "seconds_this_run": seconds, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens}
+
+    checkpoint(tmp_path, run(30.0, 100))
+    checkpoint(tmp_path, run(60.0, 200))  # the last checkpoint is the run so far, not a second run
+    # the process is killed here; the next run folds the checkpoint in before it logs itself
+    total = logged_run(tmp_path, run(90.0, 300))
+    assert total["runs"] == 2 and total["seconds_all_runs"] == 150.0
+    assert total["reader_tokens_all_runs"]["prefill_tokens"] == 500 and total["reader_calls_all_runs"] == 2
+    logged = [json.loads(line) for line in (tmp_path / "index_runs.jsonl").read_text().splitlines()]
+    assert [r.get("interrupted", False) for r in logged] == [True, False]
+    assert list(tmp_path.iterdir()) == [tmp_path / "index_runs.jsonl"]  # no checkpoint or temp file left
+    fold_interrupted(tmp_path)  # nothing open: nothing added
+    assert logged_run(tmp_path, run(10.0, 0))["runs"] == 3

@@ -5,8 +5,8 @@ embeddings (MiniLM), the same corpus (a dev set's: the questions' own paragraphs
 its pages), the same questions and the same scoring (EM, F1, gold contained; `benchmarks/peers/sets.py`).
 What a peer needed to run offline on this reader is in its output's `changes`. LightRAG caches every reader
 reply in its working folder as each document is done, and HippoRAG's reader as each reply comes, so an
-interrupted index resumes where it stopped: run the same command again (each run is logged, and the
-index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
+interrupted index resumes where it stopped: run the same command again (each run is logged, a killed one
+from its last checkpoint, and the index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
 
     bash benchmarks/peers/setup.sh        # .venv-peers: the peers beside the project's packages
     .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 5 --stage index
@@ -28,6 +28,7 @@ from typing import Any
 from benchmarks.peers import sets
 from enrich_rag.llm.base import TokenCount
 
+CHECKPOINT_S = 30  # what an index killed mid-run can leave uncounted
 PEERS = {name: f"benchmarks.peers.{name}_peer" for name in ("lightrag", "minirag", "hipporag")}
 
 
@@ -50,18 +51,31 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     try:
         if args.stage == "index":
             docs = peer.documents(sets.corpus(args.set, items))
+            sets.fold_interrupted(folder)
             before, start, called = counted.copy(), time.perf_counter(), len(calls)
             with sets.warnings_logged(tuple(PEERS)) as warned:
-                await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
-            run = {
-                "documents": len(docs),
-                "seconds_this_run": round(time.perf_counter() - start, 1),
-                "reader_calls_this_run": len(calls) - called,
-                "reader_tokens_this_run": counted.since(before),
-                "warnings_logged_this_run": dict(warned),
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                "bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file()),
-            }
+
+                def so_far() -> dict[str, Any]:
+                    return {
+                        "documents": len(docs),
+                        "seconds_this_run": round(time.perf_counter() - start, 1),
+                        "reader_calls_this_run": len(calls) - called,
+                        "reader_tokens_this_run": counted.since(before),
+                        "warnings_logged_this_run": dict(warned),
+                        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                    }
+
+                async def keep_checkpoint() -> None:
+                    while True:
+                        await asyncio.sleep(CHECKPOINT_S)
+                        sets.checkpoint(folder, so_far())
+
+                checkpoints = asyncio.create_task(keep_checkpoint())
+                try:
+                    await rag.ainsert([text for _, text in docs], ids=[doc_id for doc_id, _ in docs])
+                finally:
+                    checkpoints.cancel()
+            run = so_far() | {"bytes_on_disk": sum(f.stat().st_size for f in (folder / "index").rglob("*") if f.is_file())}
             out["index"] = sets.logged_run(folder, run | peer.extracted(folder / "index"))
         else:
             rows = []

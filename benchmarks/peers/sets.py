@@ -16,10 +16,12 @@ from typing import Any
 from enrich_rag.config import LLMConfig, load_config
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
+from enrich_rag.storage.atomic import atomic_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"hotpotqa": ("data/benchmarks/hotpotqa_distractor/dev.jsonl", "normalized")}
 FOLDERS = {"npm": "data/own_documents/npm-docs"}  # docs/ (Markdown pages) and questions.jsonl
+OPEN_RUN = "index_run_open.json"  # the running index's checkpoint
 CONTEXT_TOKENS = 8192  # the reader's window for every system (an extraction prompt with its gleaning turn outgrows 4,096)
 
 
@@ -90,12 +92,34 @@ def write(result: dict[str, Any], system: str, name: str, n: int, stage: str, ou
     return path
 
 
-def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
-    """Add an index run to the folder's log and return it with the totals over every run (a resumed index
-    costs the sum of its runs)."""
+def checkpoint(folder_: Path, run: dict[str, Any]) -> None:
+    """The index run so far, rewritten as it goes: a run killed mid-index (a session's end) still counts
+    what it spent, added to the log as interrupted by the next run (`fold_interrupted`)."""
+    with atomic_file(folder_ / OPEN_RUN) as tmp:
+        tmp.write_text(json.dumps(run), encoding="utf-8")
+
+
+def fold_interrupted(folder_: Path) -> None:
+    """Log the last checkpoint of a run that never finished (its reader time was spent all the same)."""
+    found = folder_ / OPEN_RUN
+    if found.exists():
+        _append(folder_, json.loads(found.read_text(encoding="utf-8")) | {"interrupted": True})
+        found.unlink()
+
+
+def _append(folder_: Path, run: dict[str, Any]) -> Path:
     log = folder_ / "index_runs.jsonl"
     with log.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(run) + "\n")
+    return log
+
+
+def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
+    """Add an index run to the folder's log and return it with the totals over every run (a resumed index
+    costs the sum of its runs, an interrupted one's checkpoint included)."""
+    fold_interrupted(folder_)
+    log = _append(folder_, run)
+    (folder_ / OPEN_RUN).unlink(missing_ok=True)
     runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     tokens = {key: sum(r["reader_tokens_this_run"][key] for r in runs) for key in run["reader_tokens_this_run"]}
     return run | {
