@@ -143,18 +143,21 @@ def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_els
 
 
 def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(tmp_path):
-    def run(seconds, prompt):
+    def run(seconds, prompt, peak):
         tokens = {"prefill_tokens": prompt, "cached_tokens": 0, "generated_tokens": 1}
-        return {"documents": 5, "seconds_this_run": seconds, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens}
+        return {"seconds_this_run": seconds, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens, "peak_rss_mb": peak}
 
-    checkpoint(tmp_path, run(30.0, 100))
-    checkpoint(tmp_path, run(60.0, 200))  # the last checkpoint is the run so far, not a second run
-    # the process is killed here; the next run folds the checkpoint in before it logs itself
-    total = logged_run(tmp_path, run(90.0, 300))
-    assert total["runs"] == 2 and total["seconds_all_runs"] == 150.0
+    # a run checkpoints as it goes, and is killed after its second checkpoint
+    checkpoint(tmp_path, run(30.0, 100, 900))
+    checkpoint(tmp_path, run(60.0, 200, 1000))  # the run so far, not a second run
+    # the next run folds that in as it starts, checkpoints as it goes, and finishes
+    fold_interrupted(tmp_path)
+    checkpoint(tmp_path, run(30.0, 100, 700))  # its own checkpoint is never counted beside its finished run
+    total = logged_run(tmp_path, run(90.0, 300, 800))
+    assert total["runs"] == 2 and total["seconds_all_runs"] == 150.0 and total["peak_rss_mb_all_runs"] == 1000
     assert total["reader_tokens_all_runs"]["prefill_tokens"] == 500 and total["reader_calls_all_runs"] == 2
     logged = [json.loads(line) for line in (tmp_path / "index_runs.jsonl").read_text().splitlines()]
     assert [r.get("interrupted", False) for r in logged] == [True, False]
     assert list(tmp_path.iterdir()) == [tmp_path / "index_runs.jsonl"]  # no checkpoint or temp file left
-    fold_interrupted(tmp_path)  # nothing open: nothing added
-    assert logged_run(tmp_path, run(10.0, 0))["runs"] == 3
+    fold_interrupted(tmp_path)  # a finished run leaves nothing to fold
+    assert logged_run(tmp_path, run(10.0, 0, 1))["runs"] == 3

@@ -42,7 +42,7 @@ def index_cost(index: dict[str, Any]) -> dict[str, Any]:
         "reader_calls": index["reader_calls_all_runs"],
         "reader_prompt_tokens": tokens["prefill_tokens"] + tokens["cached_tokens"],
         "reader_generated_tokens": tokens["generated_tokens"],
-        "peak_rss_mb": index["peak_rss_mb"],
+        "peak_rss_mb": index.get("peak_rss_mb_all_runs", index["peak_rss_mb"]),
         "bytes_on_disk": index["bytes_on_disk"],
     } | {k: index[k] for k in ("chunks", "entities", "relations", "chunks_without_entities") if k in index}
 
