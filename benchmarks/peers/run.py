@@ -6,7 +6,8 @@ its pages), the same questions and the same scoring (EM, F1, gold contained; `be
 What a peer needed to run offline on this reader is in its output's `changes`. LightRAG caches every reader
 reply in its working folder as each document is done, and HippoRAG's reader as each reply comes, so an
 interrupted index resumes where it stopped: run the same command again (each run is logged, a killed one
-from its last checkpoint, and the index's cost is the sum of its runs). EnrichRAG's index is its folder build (`enrichrag_run.py`).
+from its last checkpoint, and the index's cost is the sum of its runs). EnrichRAG's index is its folder
+build (`enrichrag_run.py`).
 
     bash benchmarks/peers/setup.sh        # .venv-peers: the peers beside the project's packages
     .venv-peers/bin/python -m benchmarks.peers.run --system lightrag --set hotpotqa --questions 5 --stage index
