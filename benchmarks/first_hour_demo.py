@@ -7,12 +7,14 @@ the seconds from the demo's start to its first answer, and `git status --porcela
 (empty: the demo changed no tracked file).
 
     python -m benchmarks.first_hour_demo --out bench_results/first_hour_demo.json
+    python -m benchmarks.first_hour_demo --cold --out bench_results/first_hour_demo_cold.json   # no package cache
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import tempfile
 import time
@@ -26,14 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench_results/first_hour_demo.json")
+    parser.add_argument("--cold", action="store_true", help="install with no package cache (pip's and uv's), as a first install")
     args = parser.parse_args()
+    env = os.environ | ({"PIP_NO_CACHE_DIR": "1", "UV_NO_CACHE": "1"} if args.cold else {})
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "enrich-rag"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         log, start, demo_start = [], time.perf_counter(), None
         process = subprocess.Popen(
-            ["bash", "-c", "scripts/run.sh demo --json 2>&1 1>demo.json"], cwd=clone, stdout=subprocess.PIPE, text=True, bufsize=1
+            ["bash", "-c", "scripts/run.sh demo --json 2>&1 1>demo.json"], cwd=clone, env=env, stdout=subprocess.PIPE, text=True, bufsize=1
         )
         assert process.stdout is not None
         for line in process.stdout:
@@ -51,6 +55,7 @@ def main() -> None:
     rows = report["questions"] if report else []
     result = {
         "commit": commit,
+        "package_cache": "none" if args.cold else "as found",
         "exit_code": rc,
         "total_s": round(total_s, 1),
         "install_s": round(demo_start, 1) if demo_start is not None else None,

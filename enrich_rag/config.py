@@ -84,7 +84,7 @@ class LLMConfig:
     retries: int = bounded(2, ge=0, le=10)
     cache_dir: str = "~/.cache/enrich-rag"
     seed: int = 0
-    threads: int = bounded(0, ge=0, le=512)  # 0 = torch default
+    threads: int = bounded(0, ge=0, le=512)  # 0 = the cores this process may run on (llama.cpp), torch's default (others)
     max_new_tokens: int = bounded(16, ge=1, le=1024)
     context_tokens: int = bounded(4096, ge=512, le=131_072)  # llamacpp: the KV cache size
     # llamacpp: mapped = the GGUF's pages, shared by every process that maps it (`serve --processes`);

@@ -4,21 +4,40 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from enrich_rag.config import Config, CorpusConfig, ExtractionConfig, LLMConfig, load_config
 from enrich_rag.storage.dvc_tracking import DvcRepo
+from enrich_rag.storage.graph_store import STORE_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
-# Fixtures that load a real language model: the embedded Gemma here, llama.cpp readers in the
-# llama.cpp and test-set modules.
-MODEL_FIXTURES = {"embedded_llm", "llama", "reader"}
+# Fixtures that load a real language model, each once a session: Gemma 270M on transformers and on
+# llama.cpp, and the default reader (Qwen2.5 1.5B on llama.cpp).
+MODEL_FIXTURES = {"embedded_llm", "gemma_llamacpp", "default_reader"}
 # Fixtures that build real txtai indexes and DVC repositories (each `dvc` call is a ~1 s process).
-BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build"}
+BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build", "gap_build"}
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (`-n`) each worker runs on cores of its own: its CPU affinity, which the processes
+    it starts inherit. A llama.cpp reader then takes a thread per core it has (`threads: 0`) and never
+    spin-waits for a core the other worker holds, and two workers are two lanes, not a fight."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > len(cores):
+        return
+    mine = cores[int(worker.removeprefix("gw")) :: workers]
+    for thread in os.listdir("/proc/self/task"):  # every thread the worker has started so far, not only this one
+        os.sched_setaffinity(int(thread), mine)
 
 
 def pytest_collection_modifyitems(items):
@@ -82,12 +101,11 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-@pytest.fixture
-def small_config(tmp_path: Path) -> Config:
-    """The project's params.yaml, pointed at a five-document corpus and a temp data dir."""
-    source = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
+def small_config_at(root: Path) -> Config:
+    """The project's params.yaml, pointed at a five-document corpus and a data dir under `root`."""
+    source = write_jsonl(root / "corpus.jsonl", SMALL_CORPUS)
     base = load_config(PROJECT_ROOT / "params.yaml")
-    config = dataclasses.replace(
+    return dataclasses.replace(
         base,
         corpus=CorpusConfig(source=str(source), format="jsonl", chunk_size=400),
         llm=dataclasses.replace(base.llm, backend="embedded"),  # the agent tests read with Gemma 270M (`embedded_llm`)
@@ -95,28 +113,58 @@ def small_config(tmp_path: Path) -> Config:
         extraction=dataclasses.replace(base.extraction, deep="spacy"),
         paths=dataclasses.replace(
             base.paths,
-            root=str(tmp_path / "data"),
-            chunks=str(tmp_path / "data/corpus/chunks.parquet"),
-            corpus_index=str(tmp_path / "data/indexes/corpus"),
-            graph=str(tmp_path / "data/graph"),
-            graph_index=str(tmp_path / "data/indexes/graph"),
-            build_summary=str(tmp_path / "data/build_summary.json"),
+            root=str(root / "data"),
+            chunks=str(root / "data/corpus/chunks.parquet"),
+            corpus_index=str(root / "data/indexes/corpus"),
+            graph=str(root / "data/graph"),
+            graph_index=str(root / "data/indexes/graph"),
+            build_summary=str(root / "data/build_summary.json"),
         ),
     )
-    return config
 
 
 @pytest.fixture
-def built_small(small_config, spacy_extractor):
-    """Run the real offline stages on the small corpus (shared spaCy so the model loads once)."""
+def small_config(tmp_path: Path) -> Config:
+    return small_config_at(tmp_path)
+
+
+def build_small(config: Config, extractor, leave_out: str | None = None) -> None:
+    """The real offline stages on the small corpus; `leave_out`: a document the seed graph skips."""
     from enrich_rag.stages.corpus import prepare_corpus
     from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
     from enrich_rag.stages.seed_graph import build_seed_graph
+    from enrich_rag.storage.passages import read_passages
 
-    prepare_corpus(small_config)
-    build_corpus_index(small_config)
-    build_seed_graph(small_config, extractor=spacy_extractor)
-    build_graph_index(small_config)
+    prepare_corpus(config)
+    build_corpus_index(config)
+    chunks = [c for c in read_passages(config.paths.chunks) if c.doc_id != leave_out]
+    build_seed_graph(config, extractor=extractor, chunks=chunks)
+    build_graph_index(config)
+
+
+def copy_build(template: Path, root: Path) -> None:
+    """A test's own copy of a session's build: every file, byte for byte, where the test's config
+    (`small_config_at(root)`) looks for it. A copy is milliseconds where a build is seconds. The graph's
+    `.store` (a DuckDB file derived from the Parquet, keyed by the files' inodes, never versioned) is not
+    copied but derived again, as the build's graph-index stage derives it."""
+    from enrich_rag.storage.graph_store import GraphStore
+
+    shutil.copytree(template, root, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns(STORE_DIR))
+    GraphStore(small_config_at(root).paths.graph).close()
+
+
+@pytest.fixture(scope="session")
+def small_build(tmp_path_factory, spacy_extractor) -> Path:
+    """The small corpus built once a session; `built_small` hands each test a copy."""
+    root = tmp_path_factory.mktemp("small_build")
+    build_small(small_config_at(root), spacy_extractor)
+    return root
+
+
+@pytest.fixture
+def built_small(small_build, small_config, tmp_path):
+    """The real offline stages' outputs on the small corpus, the test's own copy."""
+    copy_build(small_build, tmp_path)
     return small_config
 
 
@@ -129,22 +177,44 @@ def embedded_llm():
     return make_llm(LLMConfig(backend="embedded"))
 
 
-@pytest.fixture
-def gap_config(small_config, spacy_extractor, tmp_path):
-    """Corpus and indexes cover every passage; the seed graph leaves out the Christopher Nolan page."""
-    from enrich_rag.stages.corpus import prepare_corpus
-    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.stages.seed_graph import build_seed_graph
-    from enrich_rag.storage.passages import read_passages
+def llamacpp_config(**settings) -> LLMConfig:
+    """A llama.cpp reader's settings for a test: the shared model cache, a thread per core this worker
+    runs on (`threads: 0`; see `pytest_configure`)."""
+    return LLMConfig(backend="llamacpp", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), **settings)
 
-    config = dataclasses.replace(small_config, paths=dataclasses.replace(small_config.paths, dvc_root=str(tmp_path)))
-    prepare_corpus(config)
-    build_corpus_index(config)
-    chunks = [c for c in read_passages(config.paths.chunks) if c.doc_id != "nolan"]
-    build_seed_graph(config, extractor=spacy_extractor, chunks=chunks)
-    build_graph_index(config)
-    DvcRepo(tmp_path).init()
-    return config
+
+@pytest.fixture(scope="session")
+def gemma_llamacpp():
+    """Gemma 270M on llama.cpp, for the tests about that runtime (its tokens, cache, grammar, listener)."""
+    from enrich_rag.llm.factory import make_llm
+
+    return make_llm(llamacpp_config(model="gemma-270m"))
+
+
+@pytest.fixture(scope="session")
+def default_reader():
+    """The default reader (`llm.model` unset: Qwen2.5-Coder 1.5B Instruct on llama.cpp), for the tests
+    about its words."""
+    from enrich_rag.llm.factory import make_llm
+
+    return make_llm(llamacpp_config())
+
+
+@pytest.fixture(scope="session")
+def gap_build(tmp_path_factory, spacy_extractor) -> Path:
+    """Built once a session: corpus and indexes cover every passage, the seed graph leaves out the
+    Christopher Nolan page; a real DVC repository (`dvc init`) at the root."""
+    root = tmp_path_factory.mktemp("gap_build")
+    build_small(small_config_at(root), spacy_extractor, leave_out="nolan")
+    DvcRepo(root).init()
+    return root
+
+
+@pytest.fixture
+def gap_config(gap_build, small_config, tmp_path):
+    """The gap build (`gap_build`), the test's own copy with its own DVC repository."""
+    copy_build(gap_build, tmp_path)
+    return dataclasses.replace(small_config, paths=dataclasses.replace(small_config.paths, dvc_root=str(tmp_path)))
 
 
 def make_agent(resources, agent=None, evidence=None):

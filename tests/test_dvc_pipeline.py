@@ -10,12 +10,13 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from enrich_rag.storage.dvc_tracking import DvcRepo
+from enrich_rag.storage.dvc_tracking import NO_ANALYTICS, DvcRepo
 from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
 
 
 def _dvc(repo: Path, *args: str) -> str:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
+    # as the project calls dvc (no usage report: one process less a call)
+    env = {**os.environ, **NO_ANALYTICS, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
     result = subprocess.run(
         [str(Path(sys.executable).with_name("dvc")), *args], cwd=repo, env=env, capture_output=True, text=True, timeout=600
     )

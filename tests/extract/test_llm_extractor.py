@@ -5,7 +5,6 @@ import importlib.util
 
 import pytest
 
-from enrich_rag.config import LLMConfig
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.llm_extractor import MAX_RELATION_CHARS, LLMExtractor, evidence_sentence, fact_schema, parse_facts
 from enrich_rag.llm.prompts import fact_prompt
@@ -42,15 +41,9 @@ def test_facts_the_chunk_never_writes_are_dropped_and_the_rest_cite_their_senten
     assert {"Christopher Nolan", "London"} <= set(tables.nodes.column("name").to_pylist())
 
 
-@pytest.mark.slow  # the real Gemma 270M on llama.cpp
 @pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None, reason="xllamacpp not installed")
-def test_llama_cpp_replies_always_parse_under_the_schema():
-    from pathlib import Path
-
-    from enrich_rag.llm.factory import make_llm
-
-    llm = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), threads=2))
-    extractor = LLMExtractor(llm, fact_prompt, max_new_tokens=160)
+def test_llama_cpp_replies_always_parse_under_the_schema(gemma_llamacpp):
+    extractor = LLMExtractor(gemma_llamacpp, fact_prompt, max_new_tokens=160)
     chunks = [
         NOLAN,
         Passage(

@@ -330,14 +330,9 @@ def test_a_planned_question_returns_its_chain_and_draws_every_hops_passages(gap_
     assert [s["tool"] for s in data["trace"]["steps"]].count("Hop") == 2
 
 
-@pytest.mark.slow  # the llama.cpp runtime with the small shipped model: it counts tokens, the transformers reader does not
-def test_a_reply_says_how_many_tokens_the_reader_spent_on_it(gap_config, spacy_extractor):
-    from enrich_rag.config import LLMConfig
-    from enrich_rag.llm.factory import make_llm
-
-    cache = Path(LLMConfig().cache_dir).expanduser()
-    reader = make_llm(LLMConfig(backend="llamacpp", model="gemma-270m", cache_dir=str(cache), threads=2))
-    rag = EnrichRAG(gap_config, llm=reader, extractor=spacy_extractor)
+def test_a_reply_says_how_many_tokens_the_reader_spent_on_it(gap_config, spacy_extractor, gemma_llamacpp):
+    """The llama.cpp runtime with the small shipped model: it counts tokens, the transformers reader does not."""
+    rag = EnrichRAG(gap_config, llm=gemma_llamacpp, extractor=spacy_extractor)
     try:
         with TestClient(create_app(gap_config, rag), base_url=LOCAL) as client:
             first = client.post("/api/query", json={"question": "Who directed Inception?", "allow_enrich": False}).json()

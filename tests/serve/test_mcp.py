@@ -98,7 +98,7 @@ def test_the_tools_are_listed_while_the_project_opens_and_a_call_waits_for_it(ga
     assert found[0]["doc_id"] == "inception"
 
 
-def test_a_project_that_cannot_open_fails_the_tool_call_with_its_one_line_reason(gap_config):
+def test_a_project_that_cannot_open_fails_the_tool_call_with_its_one_line_reason():
     from mcp import Client
 
     from enrich_rag.errors import EnrichRagError

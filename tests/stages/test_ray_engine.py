@@ -49,9 +49,17 @@ def _with(config, root, engine: str, retries: int = 2):
     )
 
 
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for the module, started as a build starts it (`ray_session`); each build here finds it
+    running and works on it, as on a cluster given by `ray.address`, instead of starting one of its own."""
+    with ray_engine.ray_session(RayConfig(workers=2)) as ray:
+        yield ray
+
+
 @pytest.mark.slow  # starts a local Ray
 @needs_ray
-def test_ray_build_gives_the_local_graph_and_vectors(small_config, tmp_path):
+def test_ray_build_gives_the_local_graph_and_vectors(small_config, tmp_path, local_ray):
     from enrich_rag.stages.indexes import corpus_documents, precomputed_vectors
 
     local, distributed = _with(small_config, tmp_path / "local", "local"), _with(small_config, tmp_path / "ray", "ray")
@@ -112,7 +120,7 @@ class DiesOnce(ray_engine.ExtractBatch):
 @pytest.mark.slow  # starts a local Ray
 @needs_ray
 @pytest.mark.parametrize("retries", [2, 0])
-def test_a_killed_worker_costs_a_retry_or_fails_cleanly_never_half_a_partition(small_config, tmp_path, monkeypatch, retries):
+def test_a_killed_worker_costs_a_retry_or_fails_cleanly_never_half_a_partition(small_config, tmp_path, monkeypatch, retries, local_ray):
     from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the actors get this test's class
