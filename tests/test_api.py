@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -72,6 +73,7 @@ def test_one_call_asks_with_abstain_a_time_limit_and_other_settings(tmp_path, em
         assert events[-1]["event"] == "answer" and events[-1]["answer"]["answer"] == NOT_FOUND
 
 
+@pytest.mark.integration  # builds two folders: txtai indexes and a DVC repository each
 def test_build_dir_keeps_each_folder_in_its_own_workspace(tmp_path):
     params, runner = _params(tmp_path), CliRunner()
     films = _folder(tmp_path / "films", SMALL_CORPUS)
