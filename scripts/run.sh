@@ -32,7 +32,8 @@ install() {
   [ -x .venv/bin/python ] || "$python" -m venv .venv
   echo "torch==2.13.0" > .venv/constraints.txt
   .venv/bin/pip install --disable-pip-version-check -q --no-deps torch==2.13.0 uv==0.13.9  # their dependencies come with the rest
-  if ! .venv/bin/uv pip install --python .venv/bin/python -c .venv/constraints.txt -e ".[$extras]"; then
+  # --compile-bytecode: as pip does, so no first run compiles what it imports (uv's default leaves it to them)
+  if ! .venv/bin/uv pip install --compile-bytecode --python .venv/bin/python -c .venv/constraints.txt -e ".[$extras]"; then
     echo "uv could not install; installing with pip" >&2
     .venv/bin/pip install --disable-pip-version-check --progress-bar on -c .venv/constraints.txt -e ".[$extras]"
   fi
