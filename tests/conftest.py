@@ -133,15 +133,15 @@ def build_small(config: Config, extractor, leave_out: str | None = None) -> None
     build_graph_index(config)
 
 
-def copy_build(template: Path, root: Path) -> None:
+def copy_build(template: Path, root: Path, graph: str) -> None:
     """A test's own copy of a session's build: every file, byte for byte, where the test's config
-    (`small_config_at(root)`) looks for it. A copy is milliseconds where a build is seconds. The graph's
+    (`small_config_at(root)`, its graph at `graph`) looks for it. A copy is milliseconds where a build is seconds. The graph's
     `.store` (a DuckDB file derived from the Parquet, keyed by the files' inodes, never versioned) is not
     copied but derived again, as the build's graph-index stage derives it."""
     from enrich_rag.storage.graph_store import GraphStore
 
     shutil.copytree(template, root, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns(STORE_DIR))
-    GraphStore(small_config_at(root).paths.graph).close()
+    GraphStore(graph).close()
 
 
 @pytest.fixture(scope="session")
@@ -155,7 +155,7 @@ def small_build(tmp_path_factory, spacy_extractor) -> Path:
 @pytest.fixture
 def built_small(small_build, small_config, tmp_path):
     """The real offline stages' outputs on the small corpus, the test's own copy."""
-    copy_build(small_build, tmp_path)
+    copy_build(small_build, tmp_path, small_config.paths.graph)
     return small_config
 
 
@@ -169,8 +169,8 @@ def embedded_llm():
 
 
 def llamacpp_config(**settings) -> LLMConfig:
-    """A llama.cpp reader's settings for a test: the shared model cache, a thread per core this worker
-    runs on (`threads: 0`; see `pytest_configure`)."""
+    """A llama.cpp reader's settings for a test: the shared model cache and `threads: 0` (a thread per core;
+    OpenMP waits passively in the tests, see `OMP_WAIT_POLICY` above)."""
     return LLMConfig(backend="llamacpp", cache_dir=str(Path(LLMConfig().cache_dir).expanduser()), **settings)
 
 
@@ -204,7 +204,7 @@ def gap_build(tmp_path_factory, spacy_extractor) -> Path:
 @pytest.fixture
 def gap_config(gap_build, small_config, tmp_path):
     """The gap build (`gap_build`), the test's own copy with its own DVC repository."""
-    copy_build(gap_build, tmp_path)
+    copy_build(gap_build, tmp_path, small_config.paths.graph)
     return dataclasses.replace(small_config, paths=dataclasses.replace(small_config.paths, dvc_root=str(tmp_path)))
 
 

@@ -36,8 +36,8 @@ def _xllamacpp():
 
 
 def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity: a container's or a test worker's share), not the
-    machine's count: a thread more than that spin-waits (OpenMP) for a core it cannot have."""
+    """The cores this process may run on (its CPU affinity, e.g. a container's cpuset), not the machine's
+    count: a thread more than that spin-waits (OpenMP) for a core it cannot have."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # no affinity outside Linux

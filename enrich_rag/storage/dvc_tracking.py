@@ -29,8 +29,8 @@ FORGET_BATCH = 300
 
 DVCIGNORE = ".dvcignore"
 # The project's own DVC calls send no usage report: by default each `dvc` command starts one more
-# process (`dvc daemon analytics`) that reports it over the network, which a private corpus should not
-# do and which costs about a second of CPU a call. A user's own `dvc` keeps the user's setting.
+# process (`dvc daemon analytics`) that reports it over the network: a private corpus should not, and
+# it is one more process importing DVC beside every call. A user's own `dvc` keeps the user's setting.
 NO_ANALYTICS = {"DVC_NO_ANALYTICS": "1"}
 _TEMPLATE_LOCK = threading.Lock()
 
@@ -76,8 +76,8 @@ class DvcRepo:
 
     def init(self) -> None:
         """A real DVC repo; without git around it, `--no-scm`: a copy of the files one `dvc init --no-scm`
-        of this process wrote, which are the same for every folder (a `dvc` process is about a second,
-        and workspaces, sandboxes and copies each want their own repository)."""
+        of this process wrote, which are the same for every folder (workspaces, sandboxes and copies each
+        want their own repository, and each `dvc` process imports all of DVC)."""
         if self.exists():
             return
         if (self.root / ".git").exists():

