@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -89,7 +90,15 @@ def read_docx(path: Path, doc_id: str) -> Document | None:
 
 def read_rst(path: Path, doc_id: str, text: str) -> Document | None:
     """The document tree docutils parses (no file inclusion, no raw passthrough); section titles by
-    their depth. Markup errors are not fatal: the text is read as docutils recovers it."""
+    their depth. Markup errors are not fatal: the text is read as docutils recovers it. A directive
+    docutils does not know (Sphinx's `tabs`, `click:example`, ...) is read for its body: that is where
+    such pages keep their examples and shell lines."""
+    titled, blocks = _rst_blocks(text, str(path))
+    return _document(path, doc_id, ((min(6, level - 1 + titled) if level else 0, line) for level, line in blocks))
+
+
+def _rst_blocks(text: str, source: str, nested: int = 0) -> tuple[bool, Iterator[Block]]:
+    """(whether docutils promoted a lone top title, the blocks: 1 + a title's section depth, or 0 for body text)."""
     from docutils import nodes
     from docutils.core import publish_doctree
 
@@ -100,22 +109,50 @@ def read_rst(path: Path, doc_id: str, text: str) -> Document | None:
         "file_insertion_enabled": False,
         "raw_enabled": False,
     }
-    tree = publish_doctree(text, source_path=str(path), settings_overrides=settings)
-
-    titled = any(isinstance(child, nodes.title) for child in tree.children)  # docutils promoted a lone top title
+    tree = publish_doctree(text, source_path=source, settings_overrides=settings)
 
     def blocks() -> Iterator[Block]:
-        for node in tree.findall(lambda n: isinstance(n, (nodes.title, nodes.paragraph, nodes.literal_block))):
+        wanted = (nodes.title, nodes.paragraph, nodes.literal_block, nodes.system_message)
+        for node in tree.findall(lambda n: isinstance(n, wanted)):
+            if isinstance(node, nodes.system_message):
+                if nested < _RST_NESTING and not any(isinstance(a, nodes.system_message) for a in _ancestors(node)):
+                    yield from _unknown_directive(node, source, nested)
+                continue
             if any(isinstance(a, nodes.system_message) for a in _ancestors(node)):
                 continue  # docutils' own note on a disabled or broken directive, quoting its source
             if isinstance(node, nodes.title):
                 if isinstance(node.parent, (nodes.section, nodes.document)):
-                    depth = sum(1 for a in _ancestors(node) if isinstance(a, nodes.section))
-                    yield min(6, depth + titled), node.astext()
+                    yield 1 + sum(1 for a in _ancestors(node) if isinstance(a, nodes.section)), node.astext()
             elif node.astext().strip():
                 yield 0, node.astext().strip()
 
-    return _document(path, doc_id, blocks())
+    return any(isinstance(child, nodes.title) for child in tree.children), blocks()
+
+
+_RST_NESTING = 4  # tabs hold group-tabs hold code blocks
+_DIRECTIVE = re.compile(r"^\.\. ([\w:.-]+)::[ \t]*(.*)$")
+
+
+def _unknown_directive(message, source: str, nested: int) -> Iterator[Block]:
+    """The body of a directive docutils reported unknown, parsed as reStructuredText of its own; its
+    argument (a tab's name) first. Anything else docutils reported (a broken table) stays dropped."""
+    from docutils import nodes
+
+    said = next((n.astext() for n in message.findall(nodes.paragraph)), "")
+    if not said.startswith("Unknown directive type"):
+        return  # a disabled directive (raw, include) or broken markup: what it quotes is not page text
+    quoted = next((n.astext() for n in message.findall(nodes.literal_block)), "")
+    lines = quoted.splitlines()
+    head = _DIRECTIVE.match(lines[0]) if lines else None
+    if head is None:
+        return
+    body = lines[1:]
+    while body and re.match(r"^\s+:[\w-]+:", body[0]):  # the directive's options
+        body = body[1:]
+    if head.group(2).strip():
+        yield 0, head.group(2).strip()
+    _, inner = _rst_blocks(textwrap.dedent("\n".join(body)), source, nested + 1)
+    yield from ((0, line) for _, line in inner)
 
 
 def _ancestors(node) -> Iterator:

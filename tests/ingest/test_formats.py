@@ -114,3 +114,34 @@ def test_text_as_a_document():
     assert plain.doc_id == "notes/kemble" and plain.title == "Kemble is a village."
     with pytest.raises(InputDataError, match="the text to add is empty"):
         text_document("  \n")
+
+
+SPHINX_TABS = """Completion
+==========
+
+Enable it for your shell.
+
+.. tabs::
+
+    .. group-tab:: Zsh
+
+        Add this to ``~/.zshrc``:
+
+        .. code-block:: zsh
+
+            eval "$(_FOO_BAR_COMPLETE=zsh_source foo-bar)"
+
+.. raw:: html
+
+   <script>alert(1)</script>
+"""
+
+
+def test_an_unknown_sphinx_directive_is_read_for_its_body_and_a_disabled_one_is_not(tmp_path):
+    path = tmp_path / "completion.rst"
+    path.write_text(SPHINX_TABS, encoding="utf-8")
+    [doc] = read_document_file(path, "completion.rst")
+    assert [s.heading for s in doc.sections] == ["Completion"]
+    lines = doc.sections[0].text.splitlines()
+    assert lines[:4] == ["Enable it for your shell.", "Zsh", "Add this to ~/.zshrc:", 'eval "$(_FOO_BAR_COMPLETE=zsh_source foo-bar)"']
+    assert ".. tabs::" not in doc.text and "alert" not in doc.text
