@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
         results["sets"][name] = summarise(rows, "docs" if name in FOLDERS else "dev")
         results["rows"][name] = rows
         out_path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    Console().print(table(results))
+    Console(width=200).print(table(results))
     print(f"wrote {out_path.relative_to(ROOT)}")
 
 
