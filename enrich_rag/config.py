@@ -168,6 +168,10 @@ class RetrievalConfig:
     max_links: int = bounded(2000, ge=10, le=1_000_000)  # bound on the neighbourhood read per question
     title_link_weight: float = bounded(3.0, ge=0.0, le=100.0)  # an entity's link to the passage about it, against 1 for a mention
     page_links: float = bounded(3.0, ge=0.0, le=100.0)  # a passage -> the page of an entity it names, against 1 for a mention
+    # The search (`EnrichRAG.search`, the first read) is the hybrid's first passages, then the walk's order:
+    # how many the walk may not move down, by kind of corpus (evidence/fusion.py; bench_results/find_*.json).
+    hybrid_first_pages: int = bounded(20, ge=0, le=100)  # documentation (chunks under section headings)
+    hybrid_first_passages: int = bounded(1, ge=0, le=100)  # titled paragraphs (Wikipedia-style passages)
 
 
 @dataclass(frozen=True)

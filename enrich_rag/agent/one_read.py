@@ -12,7 +12,7 @@ from enrich_rag.agent.context_choice import ContextChoice, ContextRound, Surface
 from enrich_rag.agent.enrich_context import Subgraph, passage_node
 from enrich_rag.agent.hops import grounded, read_states_answer
 from enrich_rag.agent.records import Decided, Ranked, Tool
-from enrich_rag.agent.state import QuestionState, SearchRound, context_built, top_passages
+from enrich_rag.agent.state import QuestionState, SearchRound, context_built
 from enrich_rag.agent.sufficiency import ANSWER, ENRICH, Sufficiency, recorded
 from enrich_rag.agent.tools import Tools
 from enrich_rag.evidence.graph_rank import GraphRanking
@@ -51,16 +51,15 @@ def one_read(tools: Tools, state: QuestionState) -> SearchRound:
 
 
 def search_read(tools: Tools, state: QuestionState, states: Callable[[Sufficiency], bool]) -> SearchRound:
-    """One read of the search's top `agent.first_read` passages (GraphRank's order, topped up from the
-    search: what `EnrichRAG.search` returns), each cut to the units near the question's words
-    (`agent.first_read_cut`; evidence/lines.py)."""
+    """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns), each
+    cut to the units near the question's words (`agent.first_read_cut`; evidence/lines.py)."""
     k, question = tools.config.first_read, state.question
     with state.trace.step(Tool.GRAPH_RANK, query=question, round=0) as step:
         hits = tools.retriever.search(question)
         ranking = tools.retriever.rank(state.analysis, hits)
         step.record = Ranked.of(ranking)
     state.searched = (ranking, hits)
-    top = [near_question(p, question, tools.config.first_read_cut) for p in top_passages(ranking, hits, k)]
+    top = [near_question(p, question, tools.config.first_read_cut) for p in tools.retriever.order(ranking, hits, k)]
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
     sub = Subgraph(nodes=nodes, evidence=list(top))
     with state.trace.step(Tool.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:

@@ -156,6 +156,13 @@ class Resources:
 
         return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
 
+    @property
+    def corpus_kind(self) -> str:
+        """Documentation pages or titled passages (evidence/fusion.py), read once from the corpus."""
+        from enrich_rag.evidence.fusion import corpus_kind
+
+        return self._get("corpus_kind", lambda: corpus_kind(self.passages.sectioned_share()))
+
     def loaded(self) -> set[str]:
         """What is loaded now: `llm`, `nlp`, `retrieval`, `extractor`, `seed_extractor`, `reranker:...`."""
         return set(self._loaded)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from enrich_rag.agent.answer import validate_question
 from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.state import top_passages
 from enrich_rag.config import EvidenceConfig
+from enrich_rag.evidence.fusion import fused, hybrid_first
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
@@ -30,13 +30,19 @@ class Retriever:
 
     def retrieve(self, question: str, k: int, graph: bool = True) -> list[Passage]:
         """What the reader would be offered, without the reader: the corpus search re-ranked by GraphRank
-        (PageRank over the question's neighbourhood), topped up from the search; `graph=False`: the
-        hybrid search alone. Scores are relative to the best passage."""
+        (PageRank over the question's neighbourhood) below the search's first passages (`order`);
+        `graph=False`: the hybrid search alone, scores relative to the best passage."""
         question = validate_question(question)
         hits = self.search(question)
         if not graph:
             return hits[:k]
-        return top_passages(self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits), hits, k)
+        return self.order(self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits), hits, k)
+
+    def order(self, ranking: GraphRanking, hits: Sequence[Passage], k: int) -> list[Passage]:
+        """The search's first k: the hybrid's first passages kept first (as many as this kind of corpus
+        keeps), then the walk's order (evidence/fusion.py)."""
+        keep = hybrid_first(self.resources.config.retrieval, self.resources.corpus_kind)
+        return fused(ranking.passages, hits, keep, k)
 
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""

@@ -66,12 +66,6 @@ class SearchRound:
         return self.read.evidence if self.read else ()
 
 
-def top_passages(ranking: GraphRanking, hits: Sequence[Passage], k: int) -> list[Passage]:
-    """GraphRank's passages topped up from the search: the search's top k."""
-    seen = {p.id for p in ranking.passages}
-    return [*ranking.passages, *(h for h in hits if h.id not in seen)][:k]
-
-
 def context_built(sub: Subgraph, selection: dict[str, Any] | None, surfaced: Sequence[Passage]) -> ContextBuilt:
     return ContextBuilt(
         entry_points=len(sub.entry_ids),

@@ -159,6 +159,13 @@ class PassageStore:
             columns = [d[0] for d in cursor.description]
             return [Passage.from_row(dict(zip(columns, row))) for row in cursor.fetchall()]
 
+    def sectioned_share(self) -> float:
+        """The share of chunks under a section heading other than their page's title: near 1 for
+        documentation pages, 0 for a corpus of titled paragraphs (Wikipedia-style passages)."""
+        with self._lock:
+            row = self._table().execute("SELECT avg(CASE WHEN section <> '' AND section <> title THEN 1 ELSE 0 END) FROM chunks").fetchall()
+        return float(row[0][0] or 0.0)
+
     def titles(self) -> list[str]:
         with self._lock:
             return [row[0] for row in self._table().execute("SELECT DISTINCT title FROM chunks ORDER BY title").fetchall()]

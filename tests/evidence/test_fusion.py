@@ -1,0 +1,47 @@
+"""The search's one order (evidence/fusion.py): the hybrid's first passages kept, the walk's order below,
+chosen per kind of corpus, told apart from real chunk files."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from enrich_rag.config import RetrievalConfig
+from enrich_rag.evidence.fusion import PAGES, PASSAGES, corpus_kind, fused, hybrid_first
+from enrich_rag.ingest.documents import text_document
+from enrich_rag.stages.chunking import chunk_document
+from enrich_rag.storage.atomic import write_parquet_atomic
+from enrich_rag.storage.passages import CHUNKS, Passage, PassageStore
+
+
+def _passages(*ids: str) -> list[Passage]:
+    return [Passage(i, i, i.upper(), f"text of {i}") for i in ids]
+
+
+def test_the_hybrids_first_passages_stay_first_and_the_walk_orders_the_rest():
+    hits, walked = _passages("h1", "h2", "h3", "h4"), _passages("w1", "h3", "h1", "w2")
+    assert [p.id for p in fused(walked, hits, keep=1, k=6)] == ["h1", "w1", "h3", "w2", "h2", "h4"]
+    assert [p.id for p in fused(walked, hits, keep=2, k=4)] == ["h1", "h2", "w1", "h3"]
+    assert [p.id for p in fused(walked, hits, keep=0, k=3)] == ["w1", "h3", "h1"]  # the walk's order alone
+    assert [p.id for p in fused(walked, hits, keep=20, k=5)] == ["h1", "h2", "h3", "h4", "w1"]  # the walk only tops up
+    scores = [p.score for p in fused(walked, hits, keep=1, k=6)]
+    assert scores[0] == 1.0 and scores == sorted(scores, reverse=True) and len(set(scores)) == 6
+
+
+def _store(tmp_path, name: str, texts: list[str]) -> PassageStore:
+    rows = [p.to_row() for i, text in enumerate(texts) for p in chunk_document(text_document(text, doc_id=f"{name}{i}"), 200)]
+    path = tmp_path / f"{name}.parquet"
+    write_parquet_atomic(pa.Table.from_pylist(rows, schema=CHUNKS), path)
+    return PassageStore(path)
+
+
+def test_documentation_pages_and_titled_paragraphs_are_told_apart_by_their_section_headings(tmp_path):
+    page = (
+        "# npm prune\n\nRemove extraneous packages.\n\n## Configuration\n\n### `omit`\n\n"
+        "Default: 'dev' if NODE_ENV is production.\n\n## See also\n\nnpm ls."
+    )
+    docs = _store(tmp_path, "docs", [page, page.replace("prune", "ci")])
+    wiki = _store(tmp_path, "wiki", ["Kemble is a village in Gloucestershire.", "# Tenet\n\nTenet is a 2020 film."])
+    assert docs.sectioned_share() > 0.5 and corpus_kind(docs.sectioned_share()) == PAGES
+    assert wiki.sectioned_share() == 0.0 and corpus_kind(wiki.sectioned_share()) == PASSAGES
+    config = RetrievalConfig(hybrid_first_pages=20, hybrid_first_passages=1)
+    assert hybrid_first(config, PAGES) == 20 and hybrid_first(config, PASSAGES) == 1
