@@ -98,7 +98,10 @@ def folder_questions(folder: Path) -> list[dict[str, Any]]:
     unlabelled = [i for i, r in enumerate(rows) if not r.get("source") or not r.get("evidence")]
     if unlabelled:
         raise SystemExit(f"error: {folder}/questions.jsonl lines {unlabelled} have no `source` and `evidence`")
-    return [{"id": str(i), "question": r["question"], "source": r["source"], "evidence": r["evidence"]} for i, r in enumerate(rows)]
+    return [
+        {"id": str(i), "question": r["question"], "answers": r["answers"], "source": r["source"], "evidence": r["evidence"]}
+        for i, r in enumerate(rows)
+    ]
 
 
 def measure_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -144,8 +147,9 @@ def summarise(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return out
 
 
-def open_folder(name: str) -> tuple[EnrichRAG, list[dict[str, Any]]]:
-    folder = ROOT / FOLDERS[name]
+def open_folder(name: str, path: str | None = None) -> tuple[EnrichRAG, list[dict[str, Any]]]:
+    """A documentation folder (`path`: one not in `FOLDERS`, such as the held-out one), built as a user builds it."""
+    folder = ROOT / (path or FOLDERS[name])
     return EnrichRAG.from_folder(folder / "docs", ROOT / "workspaces" / "find" / name), folder_questions(folder)
 
 
@@ -154,7 +158,7 @@ def open_dev(name: str, limit: int) -> tuple[EnrichRAG, list[dict[str, Any]]]:
     _, evaluation = load_eval(ROOT / "params.yaml", overlay)
     items = [q for q in load_questions(ROOT / evaluation.questions, evaluation.format) if q.has_gold][:limit]
     rag = EnrichRAG.open(ROOT / "params.yaml", overlay)
-    return rag, [{"id": q.id, "question": q.question, "gold": list(q.gold_docs)} for q in items]
+    return rag, [{"id": q.id, "question": q.question, "answers": list(q.answers), "gold": list(q.gold_docs)} for q in items]
 
 
 def table(results: dict[str, Any]) -> Table:

@@ -15,6 +15,7 @@ from enrich_rag.agent.records import Decided, Ranked, Tool
 from enrich_rag.agent.state import QuestionState, SearchRound, context_built
 from enrich_rag.agent.sufficiency import ANSWER, ENRICH, Sufficiency, recorded
 from enrich_rag.agent.tools import Tools
+from enrich_rag.evidence.fusion import PAGES
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.lines import near_question
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis
@@ -51,9 +52,11 @@ def one_read(tools: Tools, state: QuestionState) -> SearchRound:
 
 
 def search_read(tools: Tools, state: QuestionState, states: Callable[[Sufficiency], bool]) -> SearchRound:
-    """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns), each
-    cut to the units near the question's words (`agent.first_read_cut`; evidence/lines.py)."""
-    k, question = tools.config.first_read, state.question
+    """One read of the search's top `agent.first_read` passages (`first_read_passages` on titled passages;
+    what `EnrichRAG.search` returns), each cut to the units near the question's words
+    (`agent.first_read_cut`; evidence/lines.py)."""
+    question = state.question
+    k = tools.config.first_read if tools.retriever.resources.corpus_kind == PAGES else tools.config.first_read_passages
     with state.trace.step(Tool.GRAPH_RANK, query=question, round=0) as step:
         hits = tools.retriever.search(question)
         ranking = tools.retriever.rank(state.analysis, hits)

@@ -28,6 +28,7 @@ from enrich_rag.index.embeddings import search
 from enrich_rag.llm.base import LLM, Generation, TokenCount
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.reader import read
+from enrich_rag.storage.passages import PassageStore
 
 RETRIEVED = 10  # passages kept per question for recall@k / precision@k up to k = 10
 
@@ -43,6 +44,7 @@ class Prediction:
     seconds: float = 0.0
     trace: dict[str, Any] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=dict)  # prefill, cached and generated tokens, where the backend counts them
+    read: list[str] = field(default_factory=list)  # the documents of every passage handed to the reader, in order
 
 
 class CountingLLM:
@@ -143,16 +145,15 @@ def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: 
     hits = search(resources.corpus_index, question, RETRIEVED * 2, embeddings, columns=("text", "doc_id"))
     passages = [h["text"] for h in hits[: config.retrieval.top_k]]
     answer = read_answer(llm, question, passages, config.llm.max_new_tokens)
-    return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages)
+    read_docs = _dedupe([h["doc_id"] for h in hits[: config.retrieval.top_k]])
+    return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages, read=read_docs)
 
 
 def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
     """The reader's ceiling: every chunk of the gold documents, the project's answer prompt."""
     passages = resources.passages.by_doc_ids(list(item.gold_docs))
-    texts = [p.content for p in passages]
-    return Prediction(
-        read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens), _dedupe([p.doc_id for p in passages]), texts
-    )
+    texts, docs = [p.content for p in passages], _dedupe([p.doc_id for p in passages])
+    return Prediction(read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens), docs, texts, read=docs)
 
 
 def oracle_hops(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
@@ -170,7 +171,7 @@ def oracle_hops(resources: Resources, llm: CountingLLM, item: QAItem) -> Predict
         texts += read_here
         hops.append({"hop": i + 1, "question": question, "answer": answers[-1], "gold": gold, "em": exact_match(answers[-1], [gold])})
     docs = _dedupe([doc for _, _, doc in item.hops])
-    return Prediction(answers[-1], docs, texts, trace={"hops": hops})
+    return Prediction(answers[-1], docs, texts, trace={"hops": hops}, read=docs)
 
 
 def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Prediction:
@@ -183,7 +184,8 @@ def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Predi
     run = ircot(llm, hybrid, question)
     texts = [text for _, text in run.paragraphs]
     answer = run.answer or read_answer(llm, question, texts, config.llm.max_new_tokens)
-    return Prediction(answer, _dedupe([doc for doc, _ in run.paragraphs])[:RETRIEVED], texts, trace={"thoughts": run.thoughts})
+    docs = _dedupe([doc for doc, _ in run.paragraphs])
+    return Prediction(answer, docs[:RETRIEVED], texts, trace={"thoughts": run.thoughts}, read=docs)
 
 
 def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction]:
@@ -191,10 +193,10 @@ def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction
     config = session.config
     settings = dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
     when = NOW if allow else False  # the design's loop: a method that enriches reads what its round found
-    return lambda item: prediction_of(session.ask(item.question, when, settings=settings))
+    return lambda item: prediction_of(session.ask(item.question, when, settings=settings), session.resources.passages)
 
 
-def prediction_of(answer: Answer) -> Prediction:
+def prediction_of(answer: Answer, passages: PassageStore) -> Prediction:
     """An agent's answer as an evaluation row keeps it; its trace summary holds what the confidence
     features read (`confidence.features_of`), so a model fitted on rows sees what the loop sees serving."""
     trace = answer.trace
@@ -216,8 +218,16 @@ def prediction_of(answer: Answer) -> Prediction:
     )
     docs = _dedupe([c.doc_id for c in answer.citations if c.doc_id])[:RETRIEVED]
     rounds = len(trace.records(Enriched))
+    read_chunks = _dedupe([c for context in contexts for c in context.chunk_ids])
+    found = {p.id: p.doc_id for p in passages.by_ids(read_chunks)}
     return Prediction(
-        answer.answer.strip(), docs, [c.evidence for c in answer.citations], 0, rounds, list(trace.partitions_written), 0.0, summary
+        answer.answer.strip(),
+        docs,
+        [c.evidence for c in answer.citations],
+        enrich_rounds=rounds,
+        partitions=list(trace.partitions_written),
+        trace=summary | {"read_chunks": read_chunks},
+        read=_dedupe([found[c] for c in read_chunks if c in found]),
     )
 
 

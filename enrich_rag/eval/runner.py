@@ -155,6 +155,7 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
         "type": item.type,
         "prediction": prediction.answer,
         "evidence_ids": prediction.docs,
+        "read_docs": prediction.read,
         "em": exact_match(prediction.answer, golds),
         "f1": round(token_f1(prediction.answer, golds), 4),
         "acc": contains_answer(prediction.answer, golds),
@@ -166,6 +167,7 @@ def score_row(item: QAItem, method: str, prediction: Prediction, ks: tuple[int, 
     } | prediction.tokens
     if item.has_gold and method != "no_retrieval":
         gold = set(item.gold_docs)
+        row["gold_read"] = float(gold <= set(prediction.read))  # what the reader was handed held every gold passage
         for k in ks:
             row[f"recall@{k}"] = round(recall_at_k(prediction.docs, gold, k), 4)
             row[f"all@{k}"] = all_evidence_at_k(prediction.docs, gold, k)

@@ -663,12 +663,12 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
 
     from benchmarks.fit_confidence import row_features, write_model
     from enrich_rag.agent.confidence import CONFIDENCE_FILE, FEATURES, WrongAnswerModel
-    from enrich_rag.agent.records import Confident
+    from enrich_rag.agent.records import Confident, ContextBuilt
     from enrich_rag.eval.datasets import QAItem
     from enrich_rag.eval.methods import prediction_of
     from enrich_rag.eval.runner import score_row
     from enrich_rag.llm.models import model_name
-    from enrich_rag.storage.passages import read_passages
+    from enrich_rag.storage.passages import PassageStore, read_passages
 
     model = WrongAnswerModel((1.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES))
     root = tmp_path / "data"
@@ -682,9 +682,13 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
     assert served is not None
 
     item = QAItem(id="q1", question=QUESTION, answers=("London",))
-    row = json.loads(json.dumps(score_row(item, "enrichrag_no_enrich", prediction_of(answer), (2,))))
+    row = json.loads(json.dumps(score_row(item, "enrichrag_no_enrich", prediction_of(answer, PassageStore(world.paths.chunks)), (2,))))
     texts = {p.id: p.content for p in read_passages(world.paths.chunks)}
     assert row_features(row, texts) == served.features
+    # the row keeps every passage the reader was handed, and their documents
+    handed = [c for context in answer.trace.records(ContextBuilt) for c in context.chunk_ids]
+    assert row["trace"]["read_chunks"] == list(dict.fromkeys(handed)) and handed
+    assert row["read_docs"] == list(dict.fromkeys(c.split("::")[0] for c in handed))
 
 
 def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features():

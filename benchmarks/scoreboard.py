@@ -1,0 +1,167 @@
+"""One scoreboard, one commit, every set: the default loop beside one read of its own search's top 3 and
+the reader handed the passages that answer, paired on the same questions, read-only.
+
+Per documentation folder (every question; the answering passage is the page's chunk that holds the
+labelled line) and per dev set (the first `--limit` questions with gold paragraphs): EM with its
+interval, the default minus each plain read (paired), how often what each read held every passage that
+answers, prompt tokens a question, seconds p50 and max, and the most reader calls. The seconds are
+only worth reading from a run that had the machine to itself.
+
+    python -m benchmarks scoreboard --label end --limit 30
+    python -m benchmarks scoreboard --label end --sets structlog      # the held-out folder, once
+    # -> table + bench_results/find_scoreboard_<label>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from benchmarks.find import DEV_SETS, FOLDERS, evidence_rank, open_dev, open_folder
+from benchmarks.search_read import _tokens, loop_read, paired, plain_read
+from enrich_rag.agent.sufficiency import check_sufficiency
+from enrich_rag.api import EnrichRAG
+from enrich_rag.eval.metrics import exact_match
+from enrich_rag.eval.stats import bootstrap
+from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
+
+ROOT = Path(__file__).resolve().parents[1]
+HELD_OUT = {"structlog": "data/own_documents/structlog-docs"}  # read once, for the final figure
+READS = ("default", "top3", "gold")
+
+
+def answering(rag: EnrichRAG, q: dict[str, Any]) -> list[Passage]:
+    """The passages that answer: every gold paragraph (dev), or the page's chunk holding the labelled line."""
+    if "gold" in q:
+        return rag.resources.passages.by_doc_ids(q["gold"])
+    page = rag.resources.passages.by_doc_ids([q["source"]])
+    rank = evidence_rank(page, q["source"], q["evidence"])
+    return [page[rank - 1]] if rank else []
+
+
+def gold_read(rag: EnrichRAG, question: str, gold: list[Passage]) -> dict[str, Any]:
+    """One reader call over the passages that answer, whole, with the loop's answer prompt."""
+    before, start = _tokens(rag).copy(), time.perf_counter()
+    read = check_sufficiency(rag.resources.llm, question, list[Passage | Edge](gold), rag.config.llm.max_new_tokens)
+    return {
+        "answer": read.answer,
+        "seconds": round(time.perf_counter() - start, 3),
+        "reader_calls": 1,
+        "chunk_ids": [p.id for p in gold],
+        **_tokens(rag).since(before),
+    }
+
+
+def held(rag: EnrichRAG, read_ids: list[str], gold: list[Passage], q: dict[str, Any]) -> bool:
+    """What a read was handed holds every passage that answers (dev: a chunk of every gold paragraph)."""
+    if "gold" in q:
+        return set(q["gold"]) <= {p.doc_id for p in rag.resources.passages.by_ids(read_ids)}
+    return bool(gold) and gold[0].id in read_ids
+
+
+def run_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    rows = []
+    for q in tqdm(questions, desc=name, unit="q"):
+        gold = answering(rag, q)
+        row: dict[str, Any] = {"id": q["id"], "question": q["question"], "gold_answers": q["answers"]}
+        rag.resources.warm_prompts()  # each read meets the cache a served question meets: the prompt heads
+        row["default"] = loop_read(rag, q["question"], {})
+        rag.resources.warm_prompts()
+        row["top3"] = plain_read(rag, q["question"], 3)
+        if gold:
+            rag.resources.warm_prompts()
+            row["gold"] = gold_read(rag, q["question"], gold)
+        for read in READS:
+            if read in row:
+                ids = row[read].get("read_chunk_ids") or row[read]["chunk_ids"]
+                row[read]["right"] = bool(exact_match(row[read]["answer"], q["answers"]))
+                row[read]["held_answering"] = held(rag, ids, gold, q)
+        rows.append(row)
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": len(rows)}
+    for read in READS:
+        per = [r[read] for r in rows if read in r]
+        if not per:
+            continue
+        em = bootstrap([float(p["right"]) for p in per])
+        seconds = sorted(p["seconds"] for p in per)
+        out[read] = {
+            "em": [round(em.value, 3), *em.to_list()],
+            "right": sum(p["right"] for p in per),
+            "held_answering": sum(p["held_answering"] for p in per),
+            "prompt_tokens_mean": round(sum(p["prefill_tokens"] for p in per) / len(per), 1),
+            "seconds_p50": seconds[len(seconds) // 2],
+            "seconds_max": seconds[-1],
+            "reader_calls_max": max(p["reader_calls"] for p in per),
+        }
+    both = [r for r in rows if "gold" in r]
+    out["paired"] = {"default - top3": paired(rows, "default", "top3")}
+    if both:
+        out["paired"]["default - gold"] = paired(both, "default", "gold")
+    return out
+
+
+def table(result: dict[str, Any]) -> Table:
+    out = Table(title=f"scoreboard at {result['commit']}: EM, held = what was read held the passages that answer")
+    columns = ("set", "n", "default EM [95%]", "top3", "gold", "default - top3", "default - gold", "held d/t3", "tokens d/t3")
+    for column in (*columns, "p50 / max s", "max calls"):
+        out.add_column(column)
+    for name, s in result["sets"].items():
+        d, t = s["default"], s["top3"]
+        g = s.get("gold", {"em": [float("nan")]})
+        dg = s["paired"].get("default - gold", {"em_difference": [float("nan")] * 3})["em_difference"]
+        dt = s["paired"]["default - top3"]["em_difference"]
+        out.add_row(
+            name,
+            str(s["questions"]),
+            f"{d['em'][0]:.3f} [{d['em'][1]:.2f}, {d['em'][2]:.2f}]",
+            f"{t['em'][0]:.3f}",
+            f"{g['em'][0]:.3f}",
+            f"{dt[0]:+.3f} [{dt[1]:+.2f}, {dt[2]:+.2f}]",
+            f"{dg[0]:+.3f} [{dg[1]:+.2f}, {dg[2]:+.2f}]",
+            f"{d['held_answering']}/{t['held_answering']}",
+            f"{d['prompt_tokens_mean']:.0f}/{t['prompt_tokens_mean']:.0f}",
+            f"{d['seconds_p50']:.1f} / {d['seconds_max']:.1f}",
+            str(d["reader_calls_max"]),
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--label", required=True, help="names the file: bench_results/find_scoreboard_<label>.json")
+    parser.add_argument("--sets", nargs="+", default=[*FOLDERS, *DEV_SETS], choices=[*FOLDERS, *DEV_SETS, *HELD_OUT])
+    parser.add_argument("--limit", type=int, default=100, help="dev questions per set (the first N with gold)")
+    args = parser.parse_args(argv)
+    out_path = ROOT / "bench_results" / f"find_scoreboard_{args.label}.json"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    result: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {"sets": {}, "rows": {}}
+    result["commit"] = commit
+    for name in args.sets:
+        if name in DEV_SETS:
+            rag, questions = open_dev(name, args.limit)
+        else:
+            rag, questions = open_folder(name, HELD_OUT.get(name))
+        with rag:
+            rows = run_set(rag, questions, name)
+        result["sets"][name] = summarise(rows) | {"kind": "dev" if name in DEV_SETS else "held-out" if name in HELD_OUT else "docs"}
+        result["rows"][name] = rows
+        out_path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    Console(width=220).print(table(result))
+    print(f"wrote {out_path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
