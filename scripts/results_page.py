@@ -1,4 +1,4 @@
-"""Write docs/results.md and the README's what-to-expect and against-peers tables from results/**/metrics.json
+"""Write docs/results.md and the README's what-to-expect, find and against-peers tables from results/**/metrics.json
 and bench_results/*.json (`--check`: fail if either differs from what the files give). The archive of
 superseded runs (docs/results-archive.md) is frozen: their folders live in git history.
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import _repo  # noqa: F401  (benchmarks/ is not installed)
 
 from benchmarks.expectations import readme_with, what_to_expect
+from benchmarks.find_report import find_block
 from benchmarks.results_page import peers_block, render
 from enrich_rag.storage.atomic import write_or_check
 
@@ -31,6 +32,7 @@ if __name__ == "__main__":
     check = parser.parse_args().check
     only = committed(ROOT)
     readme = readme_with((ROOT / "README.md").read_text(encoding="utf-8"), what_to_expect(ROOT, only))
+    readme = readme_with(readme, find_block(ROOT, only), "find")
     failed = [
         write_or_check(ROOT / "docs/results.md", render(ROOT, only), check, REGENERATE),
         write_or_check(ROOT / "README.md", readme_with(readme, peers_block(ROOT, only), "peers"), check, REGENERATE),
