@@ -72,7 +72,8 @@ def gold_read(reader: CountingLLM, max_new_tokens: int) -> Callable[[QAItem], Pr
     def run(item: QAItem) -> Prediction:
         gold = [Passage(title, doc, title, text) for title, text in item.contexts if (doc := stable_doc_id(title, text)) in item.gold_docs]
         texts = [p.content for p in gold]
-        return Prediction(read_answer(reader, item.question, texts, max_new_tokens), [p.doc_id for p in gold], texts)
+        docs = [p.doc_id for p in gold]
+        return Prediction(read_answer(reader, item.question, texts, max_new_tokens), docs, texts, read=docs)
 
     return timed(reader, run)
 
@@ -94,6 +95,7 @@ def answer(args: argparse.Namespace) -> dict[str, Any]:
                     {"id": item.id, "mode": name, "answer": prediction.answer, "gold": list(item.answers)}
                     | sets.score(prediction.answer, list(item.answers))
                     | {"seconds": round(prediction.seconds, 2), "reader_calls": prediction.llm_calls, "tokens": prediction.tokens}
+                    | {"read_docs": prediction.read}  # what the reader was handed: the peers' rows record their contexts too
                 )
     finally:
         rag.close()
