@@ -63,6 +63,7 @@ class Answer:
     confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
     queued: list[str] = field(default_factory=list)  # enrichment jobs queued to run after this answer
     quote: Quote | None = None  # the line of a cited passage that states the answer (agent/quote.py)
+    spent: str | None = None  # the reader budget ran out first: this is the best read so far, and why
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: an unreadable answer's infinite perplexity is null."""
@@ -78,6 +79,7 @@ class Answer:
             "chain": self.chain,
             "queued": self.queued,
             "quote": self.quote.to_dict() if self.quote else None,
+            "spent": self.spent,
             "trace": self.trace.to_dict(),
         }
 

@@ -24,7 +24,7 @@ from enrich_rag.agent.records import Queued
 from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.state import QuestionState, SearchRound
 from enrich_rag.agent.tools import Tools
-from enrich_rag.agent.trace import Step, Trace
+from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, Step, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 
 
@@ -51,19 +51,26 @@ class Agent:
         `agent.abstain`). `should_stop` is asked before every tool (a time limit, a client gone); a
         reason raises QueryStopped. `time_for_enrichment` is asked before an EnrichGraph round: False
         answers with what was read (unsure) instead of starting a round the request's time limit cannot
-        hold. `on_step` is told of each step as it finishes (a stream)."""
+        hold. `on_step` is told of each step as it finishes (a stream). A question whose reader budget
+        (`agent.max_reader_calls`, `max_reader_s`) runs out before a reader call answers with its best read
+        of the whole question so far, `Answer.spent` saying why: a bound a server can promise."""
         question = validate_question(question)
-        trace = Trace(question, should_stop=should_stop, on_step=on_step)
+        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s)
+        trace = Trace(question, should_stop=should_stop, on_step=on_step, budget=budget)
         start = time.perf_counter()
         when = enrich_when(self.config, enrich)
         tools = self.tools
         state = QuestionState(tools.analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
-        hops, read = self._read_question(state)
-        text = tools.compared(state, read)
+        spent = None
+        try:
+            hops, read = self._read_question(state)
+        except BudgetSpent as reason:  # the best read of the whole question so far answers, flagged
+            spent, hops, read = str(reason), [], state.best or SearchRound()
+        text = tools.compared(state, read) if spent is None else read.answer
         chain_record = [h.record() for h in hops]
         confidence = tools.confidence(state, text, read, chain_record)
         sure = self._sure(confidence, read, hops)
-        if when is not None and self.config.learn and (facts := taught(tools, state, hops, read, stated(state.analysis))):
+        if spent is None and when is not None and self.config.learn and (facts := taught(tools, state, hops, read, stated(state.analysis))):
             learn(tools, state, when, facts)
         line = quote(text, read.evidence, question)
         if not sure and (self.config.abstain if abstain is None else abstain):
@@ -73,7 +80,7 @@ class Agent:
         cited = citations(read.evidence)
         subgraph = read.subgraph.to_dict()
         return Answer(
-            question, text, read.perplexity, sure, cited, subgraph, trace, tools.threshold, chain_record, confidence, queued, line
+            question, text, read.perplexity, sure, cited, subgraph, trace, tools.threshold, chain_record, confidence, queued, line, spent
         )
 
     def _read_question(self, state: QuestionState) -> tuple[list[Hop], SearchRound]:

@@ -29,10 +29,15 @@ class QuestionState:
     searched: tuple[GraphRanking, list[Passage]] | None = None  # the first read's search and GraphRank, reused by round 0
     # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
     done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
+    best: SearchRound | None = None  # the best read of the whole question so far: the answer when the budget is spent
 
     @property
     def question(self) -> str:
         return self.analysis.question
+
+    def keep_if_best(self, read: SearchRound) -> None:
+        if self.best is None or read.better_than(self.best):
+            self.best = read
 
     def has_time_to_enrich(self) -> bool:
         """A queued round costs the answer nothing; one waited for must fit the request's time limit."""

@@ -107,6 +107,8 @@ class Tools:
             is_grounded = grounding is None or grounding(result)
             stop = self._stop_reason(result, history, is_grounded, alone)
             step.record = Read.of(result, grounded=is_grounded if grounding else None, reason=stop, reused=reused)
+        if question == state.question:  # a hop's read answers its sub-question, not the question
+            state.keep_if_best(SearchRound(result, sub, (), is_grounded))
         return result, is_grounded, stop
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency], is_grounded: bool, alone: bool) -> str | None:

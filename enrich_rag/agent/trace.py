@@ -29,6 +29,25 @@ class QueryStopped(EnrichRagError):
         self.trace = trace
 
 
+class BudgetSpent(EnrichRagError):
+    """A question's reader budget is spent: it answers with its best read so far (agent/loop.py)."""
+
+
+@dataclass(frozen=True)
+class ReaderBudget:
+    """Reader calls and reader seconds one answer may spend (`agent.max_reader_calls`, `max_reader_s`)."""
+
+    calls: int
+    seconds: float
+
+    def spent(self, trace: Trace) -> str | None:
+        if (calls := trace.reader_calls()) >= self.calls:
+            return f"{calls} of {self.calls} reader calls made"
+        if (seconds := trace.reader_seconds()) >= self.seconds:
+            return f"{seconds:.1f} of {self.seconds:g} reader seconds spent"
+        return None
+
+
 @dataclass
 class Step:
     tool: Tool | str
@@ -60,12 +79,16 @@ class Trace:
     should_stop: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
     # Told of each step as it finishes (a stream's step events).
     on_step: Callable[[Step], None] | None = field(default=None, repr=False, compare=False)
+    # Asked before every reader call: a spent budget ends the reading there (BudgetSpent).
+    budget: ReaderBudget | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def step(self, tool: Tool, **inputs: Any) -> Iterator[Step]:
         reason = self.should_stop() if self.should_stop else None
         if reason:
             raise QueryStopped(f"stopped before {tool}: {reason}", self)
+        if tool in _READER_TOOLS and self.budget is not None and (spent := self.budget.spent(self)):
+            raise BudgetSpent(spent)
         step = Step(tool, inputs)
         start = time.perf_counter()
         finished = False
@@ -93,6 +116,10 @@ class Trace:
         """Calls of the reader while answering (a read of a context read before calls nothing; an
         enrichment's extraction calls are its job's, not counted here)."""
         return sum(s.tool in _READER_TOOLS for s in self.steps) - sum(r.reused for r in self.records(Read))
+
+    def reader_seconds(self) -> float:
+        """Seconds spent in the steps that call the reader."""
+        return sum(s.seconds for s in self.steps if s.tool in _READER_TOOLS)
 
     def enrichment_seconds(self) -> float | None:
         """What enriching cost this question: the first EnrichGraph and every step after it (the

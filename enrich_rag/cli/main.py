@@ -164,6 +164,8 @@ def _print_answer(answer, as_json: bool, streamed: bool = False) -> None:
     if answer.confidence is not None:
         measured = f"confidence: {answer.confidence:.2f}, {measured}"
     out.print(f"{text}{measured} ({status})")
+    if answer.spent:
+        out.print(f"[yellow]the best read so far: {escape(answer.spent)}[/yellow]")
     if answer.quote:
         out.print(f"[green]stated in {escape(answer.quote.doc_id)}:[/green] “{escape(answer.quote.text)}”")
     else:

@@ -97,6 +97,7 @@ def _answer_record(answer: dict[str, Any]) -> dict[str, Any]:
         "confidence": answer.get("confidence"),
         "perplexity": answer["perplexity"],
         "quote": answer.get("quote"),
+        "spent": answer.get("spent"),  # the reader budget ran out: the best read so far
         "citations": [_citation(c) for c in answer["citations"]],
         "chain": [{k: h.get(k) for k in ("question", "answer", "grounded")} for h in answer.get("chain", [])],
     }

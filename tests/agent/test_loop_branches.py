@@ -789,3 +789,34 @@ def test_enrich_false_never_queues_and_a_bad_mode_is_refused(world, tmp_path, sp
     assert agent.answer(QUESTION, enrich=False).queued == [] and resources.jobs.jobs() == []
     with pytest.raises(QueryError, match="enrich must be 'background', 'now'"):
         agent.answer(QUESTION, enrich="later")
+
+
+def test_a_spent_reader_budget_answers_with_the_best_read_of_the_question_so_far(world, tmp_path, spacy_extractor):
+    """`agent.max_reader_calls`: the answer that would read on (none of its reads states its answer) stops
+    before the call past its budget and answers with its best whole read so far, flagged; a budget the
+    question fits in changes nothing."""
+    script = [("Steven Spielberg", 1.05), ("Christopher Nolan", 1.4), ("Christopher Nolan", 1.3)]
+    bounded, bounded_resources = loop_agent(world, tmp_path, spacy_extractor, script, grow="unstated", max_reader_calls=1)
+    answer = bounded.answer("Who directed Inception?", enrich=False)
+    assert len(bounded_resources.llm.prompts) == 1 and answer.trace.reader_calls() == 1
+    assert answer.answer == "Steven Spielberg" and answer.spent == "1 of 1 reader calls made"
+    assert answer.citations and answer.to_dict()["spent"] == answer.spent
+
+    roomy, _ = loop_agent(world, tmp_path / "roomy", spacy_extractor, script, grow="unstated", max_reader_calls=6)
+    unbounded = roomy.answer("Who directed Inception?", enrich=False)
+    assert unbounded.answer == "Christopher Nolan" and unbounded.spent is None
+
+
+def test_a_reader_seconds_budget_stops_the_reading_too():
+    from enrich_rag.agent.records import Tool
+    from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, Trace
+
+    trace = Trace("q", budget=ReaderBudget(calls=10, seconds=0.5))
+    with trace.step(Tool.CHECK_SUFFICIENCY):
+        pass
+    trace.steps[-1].seconds = 0.6  # as if the reader had taken that long
+    with trace.step(Tool.GRAPH_RANK):  # a step that calls no reader is not stopped
+        pass
+    with pytest.raises(BudgetSpent, match="0.6 of 0.5 reader seconds spent"):
+        with trace.step(Tool.CHECK_SUFFICIENCY):
+            pass
