@@ -265,7 +265,7 @@ class EnrichRAG:
         return self.resources.passages.documents()
 
     def search(self, query: str, k: int = 5, graph: bool = True) -> list[Passage]:
-        """Passages with scores and no reader (bring your own): the hybrid search re-ranked by GraphRank;
+        """Passages with scores and no reader (bring your own): the hybrid's first passages, then GraphRank's order;
         `graph=False`: the hybrid search alone."""
         if not 1 <= k <= MAX_SEARCH_K:
             raise EnrichRagError(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")

@@ -132,7 +132,7 @@ class AgentConfig:
     # in X") has that description read as a hop; when it answers what the whole read answered, the rest of
     # the question is read as hop 2 (agent/descriptions.py).
     bridge_check: bool = True
-    # Passages of the search (`EnrichRAG.search`: GraphRank's order) a question read as one is read over first,
+    # Passages of the search (`EnrichRAG.search`, evidence/fusion.py) a question read as one is read over first,
     # whole, in one reader call; only when that read does not state its answer do the tree's rounds read it
     # (0: the tree's rounds only).
     first_read: int = bounded(3, ge=0, le=20)
