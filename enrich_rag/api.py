@@ -202,23 +202,26 @@ class EnrichRAG:
         and trace. `enrich=False` never writes; "background" queues an unsure answer's enrichment
         (`enrich_pending` or the server runs it) and answers at once; "now" waits for it and reads again;
         None does what `agent.allow_enrich` and `agent.enrich_when` say. `abstain`: an answer still unsure
-        says it was not found (None: `agent.abstain`). `time_limit_s`: the question stops before its next
-        tool past it (QueryStopped), and starts no enrichment round that `serve.enrich_reserve_s` says
-        cannot fit. `settings`: agent and evidence settings other than the project's (an evaluation
-        method, the page's saved settings). `hooks`: a caller's own stop, enrichment and step callbacks
+        says it was not found (None: `agent.abstain`). `time_limit_s`: `serve.answer_margin_s` before it
+        the question answers with its best read so far (`Answer.spent`); it stops before its next tool past
+        it (QueryStopped), and starts no enrichment round that `serve.enrich_reserve_s` says cannot fit.
+        `settings`: agent and evidence settings other than the project's (an evaluation method, the page's
+        saved settings). `hooks`: a caller's own stop, enrichment and step callbacks
         (the server's: a client gone, its reader line, its event loop).
         `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
         `answer` with the whole answer as JSON); closing the iterator stops the question before its next tool."""
         agent = self.agent(*(settings or (None, None)))
         limited = hooks or Hooks()
         if time_limit_s is not None:
-            limited = limited.within(time_limit_s, self.config.serve.enrich_reserve_s)
+            limited = limited.within(time_limit_s, self.config.serve.enrich_reserve_s, self.config.serve.answer_margin_s)
         if not stream:
-            return agent.answer(question, enrich, abstain, limited.should_stop, limited.time_for_enrichment, limited.on_step)
+            return agent.answer(
+                question, enrich, abstain, limited.should_stop, limited.time_for_enrichment, limited.on_step, limited.answer_by
+            )
         validate_question(question)  # a bad question fails here, not on the first `next`
         return streamed(
             lambda on_step, closed: agent.answer(
-                question, enrich, abstain, limited.or_stop(closed).should_stop, limited.time_for_enrichment, on_step
+                question, enrich, abstain, limited.or_stop(closed).should_stop, limited.time_for_enrichment, on_step, limited.answer_by
             ).to_dict()
         )
 

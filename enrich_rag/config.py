@@ -231,6 +231,9 @@ class ServeConfig:
     # An enrichment round starts only with this much of the question's limit left (the round and the
     # retry that reads it: at 30 s, two questions of bench_results/load_test.json ran 60.1 s, past 60).
     enrich_reserve_s: float = bounded(40.0, ge=0.0, le=3600.0)
+    # An admitted question stops reading this long before its time limit and answers with its best read so
+    # far (`Answer.spent`): what is left (its quote, citations, confidence) is answered in that time, not a 504.
+    answer_margin_s: float = bounded(3.0, ge=0.0, le=600.0)
     # Queued enrichments run in the server, one at a time, while no question is waiting or running; it
     # looks for one this often. 0: never in the server (run them with `enrich-rag enrich --pending`).
     job_poll_s: float = bounded(2.0, ge=0.0, le=3600.0)

@@ -44,6 +44,7 @@ class Agent:
         should_stop: Callable[[], str | None] | None = None,
         time_for_enrichment: Callable[[], bool] | None = None,
         on_step: Callable[[Step], None] | None = None,
+        answer_by: float | None = None,
     ) -> Answer:
         """`enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
         it; "now" waits for the round and reads again; True or None: `agent.enrich_when` (None: only when
@@ -52,10 +53,11 @@ class Agent:
         reason raises QueryStopped. `time_for_enrichment` is asked before an EnrichGraph round: False
         answers with what was read (unsure) instead of starting a round the request's time limit cannot
         hold. `on_step` is told of each step as it finishes (a stream). A question whose reader budget
-        (`agent.max_reader_calls`, `max_reader_s`) runs out before a reader call answers with its best read
-        of the whole question so far, `Answer.spent` saying why: a bound a server can promise."""
+        (`agent.max_reader_calls`, `max_reader_s`) or time (`answer_by`, monotonic: a request's limit less
+        its margin) runs out before a reader call answers with its best read of the whole question so far,
+        `Answer.spent` saying why: a bound a server can promise."""
         question = validate_question(question)
-        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s)
+        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s, answer_by)
         trace = Trace(question, should_stop=should_stop, on_step=on_step, budget=budget)
         start = time.perf_counter()
         when = enrich_when(self.config, enrich)

@@ -35,9 +35,11 @@ class Hooks:
     should_stop: ShouldStop | None = None
     time_for_enrichment: Callable[[], bool] | None = None
     on_step: OnStep | None = None
+    answer_by: float | None = None  # monotonic: stop reading then and answer with the best read so far
 
-    def within(self, limit_s: float, reserve_s: float) -> Hooks:
-        """The same, stopping past `limit_s` from now, and starting no round with under `reserve_s` left."""
+    def within(self, limit_s: float, reserve_s: float, margin_s: float = 0.0) -> Hooks:
+        """The same, stopping past `limit_s` from now, starting no round with under `reserve_s` left, and
+        answering with the best read so far `margin_s` before the limit."""
         deadline = time.monotonic() + limit_s
 
         def stop() -> str | None:
@@ -48,7 +50,8 @@ class Hooks:
         def fits() -> bool:
             return self.time_for_enrichment() if self.time_for_enrichment else deadline - time.monotonic() > reserve_s
 
-        return dataclasses.replace(self, should_stop=stop, time_for_enrichment=fits)
+        answer_by = min(x for x in (self.answer_by, deadline - margin_s) if x is not None)
+        return dataclasses.replace(self, should_stop=stop, time_for_enrichment=fits, answer_by=answer_by)
 
     def or_stop(self, other: ShouldStop) -> Hooks:
         """Also stopped by `other` (a stream closed)."""

@@ -39,8 +39,11 @@ class ReaderBudget:
 
     calls: int
     seconds: float
+    answer_by: float | None = None  # monotonic: a request's time limit less its margin (serve.answer_margin_s)
 
     def spent(self, trace: Trace) -> str | None:
+        if self.answer_by is not None and time.monotonic() >= self.answer_by:
+            return "the time limit is near"
         if (calls := trace.reader_calls()) >= self.calls:
             return f"{calls} of {self.calls} reader calls made"
         if (seconds := trace.reader_seconds()) >= self.seconds:

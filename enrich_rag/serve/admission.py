@@ -56,8 +56,9 @@ class Ticket:
 
 
 class Admission:
-    def __init__(self, workers: int, queue_size: int, initial_question_s: float):
-        self.workers, self.queue_size = workers, queue_size
+    def __init__(self, workers: int, queue_size: int, initial_question_s: float, bound_s: float = float("inf")):
+        """`bound_s`: the longest a question runs (its reader budget and margin): no plan is longer."""
+        self.workers, self.queue_size, self.bound_s = workers, queue_size, bound_s
         self.mean_s = initial_question_s  # until a question has been timed here
         self.timed = self.dropped = self.refused = self.refused_late = 0
         self._recent: deque[float] = deque([initial_question_s], maxlen=RECENT)
@@ -71,8 +72,9 @@ class Admission:
             thread.start()
 
     def plan_s(self, quantile: float = PLAN_QUANTILE) -> float:
-        """The time one question is planned to take: a high quantile of the recent ones (lock held)."""
-        return _quantile(self._recent, quantile)
+        """The time one question is planned to take: a high quantile of the recent ones, at most the
+        bound an answer's budget sets (lock held)."""
+        return min(_quantile(self._recent, quantile), self.bound_s)
 
     def record_enrichment(self, seconds: float) -> None:
         with self._ready:

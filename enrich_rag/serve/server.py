@@ -72,7 +72,8 @@ class Server:
         serve = config.serve
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
-        self.admission = admission or Admission(serve.workers, serve.queue_size, serve.expected_question_s)
+        bound_s = self.config.agent.max_reader_s + serve.answer_margin_s  # an answer's reader budget, then its tail
+        self.admission = admission or Admission(serve.workers, serve.queue_size, serve.expected_question_s, bound_s)
         rag.resources.questions_first(self.admission.idle)  # an enrichment round's reader calls wait for questions
         self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)
         self.token_path = Path(config.paths.root) / TOKEN_FILE
@@ -114,7 +115,7 @@ class Server:
         counted: TokenCount | None = getattr(self.rag.resources.llm, "tokens", None) if self.config.serve.workers == 1 else None
         tokens_before = counted.copy() if counted is not None else None
         try:
-            hooks = Hooks(should_stop, time_for_enrichment, on_step)
+            hooks = Hooks(should_stop, time_for_enrichment, on_step, ticket.deadline - self.config.serve.answer_margin_s)
             answer = self.rag.ask(asked, asking.enrich, asking.abstain, settings=self.saved(), hooks=hooks)
         except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
             if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:

@@ -820,3 +820,12 @@ def test_a_reader_seconds_budget_stops_the_reading_too():
     with pytest.raises(BudgetSpent, match="0.6 of 0.5 reader seconds spent"):
         with trace.step(Tool.CHECK_SUFFICIENCY):
             pass
+
+
+def test_a_question_past_its_answer_time_reads_nothing_more_and_says_so(world, tmp_path, spacy_extractor):
+    """`answer_by` (a request's time limit less `serve.answer_margin_s`): no reader call starts past it."""
+    import time
+
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.2)])
+    answer = agent.answer("Who directed Inception?", enrich=False, answer_by=time.monotonic())
+    assert resources.llm.prompts == [] and answer.spent == "the time limit is near" and answer.answer == ""

@@ -109,3 +109,18 @@ def test_a_question_its_wait_left_too_little_time_is_refused_then_not_started():
     assert ran == ["kept"] and busy.value.retry_after_s >= 0
     assert admission.health()["refused_after_waiting"] == 1 and admission.health()["dropped_before_running"] == 0
     admission.close()
+
+
+def test_no_plan_is_longer_than_the_bound_an_answers_budget_sets():
+    """Slow questions timed before the bound existed (or with enrichment) do not make admission refuse
+    a question that cannot take longer than its reader budget and margin."""
+    from enrich_rag.agent.stream import Hooks
+
+    admission = Admission(1, 10, 100.0, bound_s=28.0)
+    try:
+        assert admission.plan_s() == 28.0 and admission.health()["planned_question_s"] == 28.0
+        admission.submit(lambda ticket: "answered", limit_s=60.0).future.result(timeout=5)  # 0 s wait + 28 s fits 60 s
+    finally:
+        admission.close()
+    hooks = Hooks().within(60.0, 40.0, 3.0)
+    assert hooks.answer_by is not None and 56.0 < hooks.answer_by - time.monotonic() <= 57.0
