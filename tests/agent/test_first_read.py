@@ -18,8 +18,8 @@ def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spac
     answer = agent.answer(ASKED, enrich=False)
     assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     context = step_outputs(answer, "EnrichContext")[0]
-    assert context["selection"] == {"read": "search", "k": 3}
-    assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 3)]  # what `EnrichRAG.search` returns
+    assert context["selection"] == {"read": "search", "k": 5}  # titled passages: `agent.first_read_passages`
+    assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 5)]  # what `EnrichRAG.search` returns
     assert len(resources.llm.prompts) == 1  # one reader call, though the perplexity is over the threshold
     assert answer.answer == "London"
     assert answer.quote is not None and answer.quote.text == "Nolan was born in London in 1970."

@@ -465,7 +465,7 @@ def test_a_hop_reads_in_pageranks_order_when_hop_selection_says_so(world, tmp_pa
     for the hop's question; the whole question still reads its tree."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
     world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_selection="pagerank"))
-    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3)
+    agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, max_reader_calls=20)  # 7 calls
     answer = agent.answer(QUESTION, enrich=False)
     ranked = [r["chunk_id"] for r in step_outputs(answer, "GraphRank")[0]["pagerank_top"]]
     reads = [c["chunk_ids"] for c in step_outputs(answer, "EnrichContext")[:2]]
