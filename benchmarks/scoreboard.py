@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.find import DEV_SETS, FOLDERS, evidence_rank, open_dev, open_folder
+from benchmarks.find import DEV_SETS, FOLDERS, HELD_OUT, evidence_rank, open_dev, open_folder
 from benchmarks.search_read import _tokens, loop_read, paired, plain_read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -35,7 +35,6 @@ from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 
 ROOT = Path(__file__).resolve().parents[1]
-HELD_OUT = {"structlog": "data/own_documents/structlog-docs"}  # read once, for the final figure
 READS = ("default", "top3", "gold")
 
 
