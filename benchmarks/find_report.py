@@ -28,11 +28,11 @@ def rank_table(start: dict[str, Any], end: dict[str, Any]) -> list[str]:
     for name, now in end["sets"].items():
         before = start["sets"].get(name)
         what = "every gold paragraph" if now["kind"] == "dev" else "the labelled line's passage"
-        rows = [("hybrid alone", now), ("default, round start", before), ("default, now", now)]
+        rows = [("hybrid alone, now", now), ("default, round start", before), ("default, now", now)]
         for label, data in rows:
             if data is None:
                 continue
-            search = "hybrid" if label == "hybrid alone" else "default"
+            search = "hybrid" if label.startswith("hybrid") else "default"
             cells = [f"{data['searches'][search][f'all@{k}']['found']}" for k in KS]
             lines.append(f"| {name} ({now['questions']}) | {what} | {label} | " + " | ".join(cells) + " |")
     return lines
