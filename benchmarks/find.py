@@ -18,7 +18,8 @@ import argparse
 import dataclasses
 import json
 import re
-from collections.abc import Callable, Sequence
+import subprocess
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,23 @@ def open_dev(name: str, limit: int) -> tuple[EnrichRAG, list[dict[str, Any]]]:
     return rag, [{"id": q.id, "question": q.question, "answers": list(q.answers), "gold": list(q.gold_docs)} for q in items]
 
 
+def kind_of(name: str) -> str:
+    return "dev" if name in DEV_SETS else "held-out" if name in HELD_OUT else "docs"
+
+
+def add_set_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sets", nargs="+", default=[*FOLDERS, *DEV_SETS], choices=[*FOLDERS, *DEV_SETS, *HELD_OUT])
+    parser.add_argument("--limit", type=int, default=100, help="dev questions per set (the first N with gold)")
+
+
+def opened(names: list[str], limit: int) -> Iterator[tuple[str, EnrichRAG, list[dict[str, Any]]]]:
+    """Each set in turn, open while it is measured: a folder built as a user builds it, a dev set as built."""
+    for name in names:
+        rag, questions = open_dev(name, limit) if name in DEV_SETS else open_folder(name, HELD_OUT.get(name))
+        with rag:
+            yield name, rag, questions
+
+
 def table(results: dict[str, Any]) -> Table:
     out = Table(title="where the answering passages rank: found within k (search minus hybrid, paired)")
     for column in ("set", "measure", "search", *(f"@{k}" for k in KS)):
@@ -178,21 +196,32 @@ def table(results: dict[str, Any]) -> Table:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--label", required=True, help="names the file: bench_results/find_<label>.json")
-    parser.add_argument("--sets", nargs="+", default=[*FOLDERS, *DEV_SETS], choices=[*FOLDERS, *DEV_SETS, *HELD_OUT])
-    parser.add_argument("--limit", type=int, default=100, help="dev questions per set (the first N with gold)")
+def measured_sets(
+    argv: list[str] | None,
+    description: str,
+    prefix: str,
+    measure: Callable[[EnrichRAG, list[dict[str, Any]], str], list[dict[str, Any]]],
+    summary: Callable[[list[dict[str, Any]], str], dict[str, Any]],
+) -> tuple[dict[str, Any], Path]:
+    """A benchmark over the sets named on its command line: per set, `measure`'s rows and their `summary`,
+    into `bench_results/<prefix><label>.json` (kept up to date set by set; a run of other sets adds to it)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--label", required=True, help=f"names the file: bench_results/{prefix}<label>.json")
+    add_set_arguments(parser)
     args = parser.parse_args(argv)
-    out_path = ROOT / "bench_results" / f"find_{args.label}.json"
+    out_path = ROOT / "bench_results" / f"{prefix}{args.label}.json"
     results: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {"sets": {}, "rows": {}}
-    for name in args.sets:
-        rag, questions = open_dev(name, args.limit) if name in DEV_SETS else open_folder(name, HELD_OUT.get(name))
-        with rag:
-            rows = measure_set(rag, questions, name)
-        results["sets"][name] = summarise(rows, "dev" if name in DEV_SETS else "docs") | {"held_out": name in HELD_OUT}
+    results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    for name, rag, questions in opened(args.sets, args.limit):
+        rows = measure(rag, questions, name)
+        results["sets"][name] = summary(rows, kind_of(name))
         results["rows"][name] = rows
         out_path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return results, out_path
+
+
+def main(argv: list[str] | None = None) -> None:
+    results, out_path = measured_sets(argv, __doc__ or "", "find_", measure_set, summarise)
     Console(width=200).print(table(results))
     print(f"wrote {out_path.relative_to(ROOT)}")
 

@@ -14,9 +14,6 @@ only worth reading from a run that had the machine to itself.
 
 from __future__ import annotations
 
-import argparse
-import json
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.find import DEV_SETS, FOLDERS, HELD_OUT, evidence_rank, open_dev, open_folder
+from benchmarks.find import evidence_rank, measured_sets
 from benchmarks.search_read import _tokens, loop_read, paired, plain_read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -139,25 +136,7 @@ def table(result: dict[str, Any]) -> Table:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--label", required=True, help="names the file: bench_results/find_scoreboard_<label>.json")
-    parser.add_argument("--sets", nargs="+", default=[*FOLDERS, *DEV_SETS], choices=[*FOLDERS, *DEV_SETS, *HELD_OUT])
-    parser.add_argument("--limit", type=int, default=100, help="dev questions per set (the first N with gold)")
-    args = parser.parse_args(argv)
-    out_path = ROOT / "bench_results" / f"find_scoreboard_{args.label}.json"
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    result: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {"sets": {}, "rows": {}}
-    result["commit"] = commit
-    for name in args.sets:
-        if name in DEV_SETS:
-            rag, questions = open_dev(name, args.limit)
-        else:
-            rag, questions = open_folder(name, HELD_OUT.get(name))
-        with rag:
-            rows = run_set(rag, questions, name)
-        result["sets"][name] = summarise(rows) | {"kind": "dev" if name in DEV_SETS else "held-out" if name in HELD_OUT else "docs"}
-        result["rows"][name] = rows
-        out_path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    result, out_path = measured_sets(argv, __doc__ or "", "find_scoreboard_", run_set, lambda rows, kind: summarise(rows) | {"kind": kind})
     Console(width=220).print(table(result))
     print(f"wrote {out_path.relative_to(ROOT)}")
 
