@@ -82,7 +82,19 @@ class Agent:
         cited = citations(read.evidence)
         subgraph = read.subgraph.to_dict()
         return Answer(
-            question, text, read.perplexity, sure, cited, subgraph, trace, tools.threshold, chain_record, confidence, queued, line, spent
+            question,
+            text,
+            read.perplexity,
+            sure,
+            cited,
+            subgraph,
+            trace,
+            tools.threshold,
+            chain_record,
+            confidence,
+            queued,
+            line,
+            spent=spent,
         )
 
     def _read_question(self, state: QuestionState) -> tuple[list[Hop], SearchRound]:
