@@ -26,7 +26,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from enrich_rag.agent.answer import NOW
-from enrich_rag.agent.records import Enriched, Read
+from enrich_rag.agent.trace import Enriched, Read
 from enrich_rag.api import EnrichRAG, Settings
 from enrich_rag.config import load_config
 from enrich_rag.index.embeddings import build_index, open_index
@@ -58,7 +58,7 @@ def _run(
         totals.append(answer.trace.seconds)
         tool_time: dict[str, float] = defaultdict(float)
         for step in answer.trace.steps:
-            tool_time[step.tool] += step.seconds
+            tool_time[step.kind] += step.seconds
             if isinstance(step.record, Enriched):
                 for part, seconds in step.record.result.seconds.items():
                     tool_time[f"EnrichGraph.{part}"] += seconds

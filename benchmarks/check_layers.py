@@ -28,13 +28,14 @@ RANKS = {
     "extract": 3,
     "llm": 3,  # engines: txtai, extractors, language models
     "stages": 4,
-    "evidence": 4,  # the offline build; evidence selection
-    "agent": 5,  # the four tools and the loop
-    "api": 6,  # EnrichRAG: the one door to a project's stores and loop
-    "eval": 7,
-    "serve": 7,  # interfaces and the evaluation, each through the door
-    "cli": 8,
-    "__init__": 9,  # the package's front door re-exports the API (lazily)
+    "evidence": 5,  # search, the graph walk, and what the reader reads
+    "resources": 6,  # what a project keeps open: stores, indexes, models, the search objects built once
+    "agent": 7,  # the four tools and the loop
+    "api": 8,  # EnrichRAG: the one door to a project's stores and loop
+    "eval": 9,
+    "serve": 9,  # interfaces and the evaluation, each through the door
+    "cli": 10,
+    "__init__": 11,  # the package's front door re-exports the API (lazily)
 }
 
 

@@ -24,11 +24,11 @@ from rich.table import Table
 from tqdm import tqdm
 
 from benchmarks.retrieval_study import retrieval_study
-from enrich_rag.agent.enrich_context import enrich_context
 from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.methods import AGENT_METHODS, RETRIEVED
 from enrich_rag.eval.metrics import all_evidence_at_k, precision_at_k, recall_at_k
 from enrich_rag.eval.stats import bootstrap, paired_difference
+from enrich_rag.evidence.enrich_context import enrich_context
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.index.embeddings import search
 

@@ -27,13 +27,13 @@ from rich.table import Table
 from tqdm import tqdm
 
 from benchmarks.hop_chains import _chunk_doc, _rate, run_arguments
-from enrich_rag.agent.enrich_context import Subgraph
 from enrich_rag.agent.hops import hop_analysis
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.eval.stats import paired_difference
+from enrich_rag.evidence.enrich_context import Subgraph
 from enrich_rag.evidence.query_analysis import analyze_query
 from enrich_rag.evidence.rerank import llm_reranker
 from enrich_rag.llm.models import model_name
@@ -79,7 +79,7 @@ def reading_order(rag: EnrichRAG, question: str, earlier: Sequence[str]) -> tupl
     sub = hop_analysis(analyze_query(question, resources.nlp, resources.store), earlier)
     hits = agent.retriever.search(question)
     ranking = agent.retriever.rank(sub, hits)
-    round_ = agent.tools.hop_choice.round(sub, ranking, hits)
+    round_ = agent.steps.hop_choice.round(sub, ranking, hits)
     order: list[Passage] = []
     previous = Subgraph()
     for iteration in range(READ_LIMIT):

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from benchmarks.agent import _pct
 from enrich_rag.agent.plan import ONE_HOP
-from enrich_rag.agent.records import Planned, Tool
+from enrich_rag.agent.trace import Planned, StepKind
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.eval.methods import CountingLLM
@@ -58,7 +58,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     } | tokens
 
 
-WRITE_STEPS = (Tool.QUEUE_ENRICHMENT, Tool.LEARN)  # the steps only an answer that may write takes
+WRITE_STEPS = (StepKind.QUEUE_ENRICHMENT, StepKind.LEARN)  # the steps only an answer that may write takes
 
 
 def _asked(session: EnrichRAG, llm: CountingLLM, item: Any, allow: str | bool) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _asked(session: EnrichRAG, llm: CountingLLM, item: Any, allow: str | bool) -
     answer = session.ask(item.question, allow)
     planned = answer.trace.first(Planned)
     kind = planned.plan.kind if planned else ONE_HOP
-    written = sum(step.seconds for step in answer.trace.steps if step.tool in WRITE_STEPS)
+    written = sum(step.seconds for step in answer.trace.steps if step.kind in WRITE_STEPS)
     row = {"id": item.id, "seconds": answer.trace.seconds, "llm_calls": llm.calls - before, "plan": kind}
     tokens = counted.since(tokens_before) if counted is not None and tokens_before is not None else {}
     return row | {"queued": len(answer.queued), "write_s": round(written, 4)} | tokens

@@ -11,7 +11,11 @@ the tree as it is.
 - `results/`: tracked files, run folders (a `metrics.json` each) and bytes; README lines;
 - the loop's hub: `Agent`'s methods and lines, and the names `agent/loop.py` imports;
 - settings: fields of the config's sections (less `paths` and the per-run `eval`), and those params.yaml
-  leaves out; `scripts/` files.
+  leaves out; `scripts/` files;
+- the fourth pass (issue 81): `agent/`'s files, floors (the longest chain of imports inside it) and lines;
+  the walk from `EnrichRAG.ask` (every package function a call there reaches, by a name defined once in the
+  package: its stops, files and returns); the public calls of the door, the CLI and the server's request
+  models that do not say their arguments, return and raises; `bench_results/`'s files and bytes.
 """
 
 from __future__ import annotations
@@ -27,8 +31,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.agent.records import Tool
-
 ROOT = Path(__file__).resolve().parents[1]
 OPENS = re.compile(r"\b(GraphStore|PassageStore|Resources|Session)\(")
 BUILD_STAGES = ("stages/",)  # the offline build writes the stores the door later opens
@@ -42,7 +44,7 @@ def stores_opened_outside_the_door(root: Path) -> list[str]:
     package, found = root / "enrich_rag", []
     for path in _py(package):
         rel = path.relative_to(package).as_posix()
-        if rel in ("api.py", "agent/resources.py") or rel.startswith(("storage/", *BUILD_STAGES)):
+        if rel in ("api.py", "resources.py") or rel.startswith(("storage/", *BUILD_STAGES)):
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if OPENS.search(line) and not line.lstrip().startswith(("class ", "def ", "#")):
@@ -50,8 +52,21 @@ def stores_opened_outside_the_door(root: Path) -> list[str]:
     return found
 
 
+def step_names(root: Path) -> list[str]:
+    """The loop's step names as that checkout spells them (the enum's string values), read from its source."""
+    for path in _py(root / "enrich_rag" / "agent"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.name in ("Tool", "StepKind")
+                and any(isinstance(b, ast.Name) and b.id in ("StrEnum", "Enum") for b in node.bases)
+            ):
+                return [str(v.value.value) for v in node.body if isinstance(v, ast.Assign) and isinstance(v.value, ast.Constant)]
+    return []
+
+
 def step_names_read_outside_agent(root: Path) -> list[str]:
-    alternatives = "|".join(t.value for t in Tool)
+    alternatives = "|".join(step_names(root))
     names = re.compile(rf"""(["'])({alternatives})\1""")  # a literal: the same quote on both sides
     package = root / "enrich_rag"
     files = [*_py(package), *_py(root / "benchmarks"), *_py(root / "scripts"), *sorted((package / "serve/static").glob("*.js"))]
@@ -116,6 +131,122 @@ def settings(root: Path) -> dict[str, Any]:
     return {"count": fields, "not_in_params_yaml": missing}
 
 
+def agent_room(root: Path) -> dict[str, int]:
+    """Files, lines, and floors: the longest chain of imports between `agent/`'s own modules."""
+    folder = root / "enrich_rag" / "agent"
+    files = _py(folder)
+    names = {p.stem for p in files if p.stem != "__init__"}
+    imports: dict[str, set[str]] = {}
+    for path in files:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level == 1:
+                    found |= {module} if module else {a.name for a in node.names}
+                elif module.startswith("enrich_rag.agent."):
+                    found.add(module.split(".")[2])
+                elif module == "enrich_rag.agent":
+                    found |= {a.name for a in node.names}
+        imports[path.stem] = (found & names) - {path.stem}
+    depth: dict[str, int] = {}
+
+    def floor(name: str, seen: frozenset[str] = frozenset()) -> int:
+        if name not in depth:
+            below = [floor(n, seen | {name}) for n in imports.get(name, ()) if n not in seen]
+            depth[name] = 1 + max(below, default=0)
+        return depth[name]
+
+    return {
+        "files": len(files),
+        "floors": max((floor(n) for n in names), default=0),
+        "lines": sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files),
+    }
+
+
+def _functions(root: Path) -> dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]]:
+    """Every function and method of the package by its bare name, with the file it is in."""
+    found: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+    for path in _py(root / "enrich_rag"):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.setdefault(node.name, []).append((rel, node))
+    return found
+
+
+def walk_from_ask(root: Path) -> dict[str, int]:
+    """What a reader follows from `EnrichRAG.ask`: each call to a name the package defines exactly once is
+    a stop (a name defined twice or more cannot be followed by reading, so it is not counted)."""
+    functions = _functions(root)
+    asks = [(f, n) for f, n in functions.get("ask", []) if f == "enrich_rag/api.py"]
+    start = asks[-1] if asks else None  # the body, after its typing overloads
+    if start is None:
+        return {"stops": 0, "files": 0, "returns": 0}
+    seen, todo = {(start[0], start[1].name, start[1].lineno)}, [start]
+    files, returns = {start[0]}, 0
+    while todo:
+        rel, node = todo.pop()
+        returns += sum(isinstance(n, ast.Return) for n in ast.walk(node))
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            defined = functions.get(name, [])
+            if len(defined) == 1 and (key := (defined[0][0], name, defined[0][1].lineno)) not in seen:
+                seen.add(key)
+                files.add(defined[0][0])
+                todo.append(defined[0])
+    return {"stops": len(seen), "files": len(files), "returns": returns}
+
+
+def _says(doc: str, *sections: str) -> bool:
+    return all(f"{s}:" in doc for s in sections)
+
+
+def undocumented_public_calls(root: Path) -> list[str]:
+    """Public functions and methods of the door (`api.py`) whose docstring does not say its arguments
+    (`Args:`), what it returns (`Returns:`) and what it raises (`Raises:`), where each applies; the CLI's
+    options without help text; the server's request models' fields without a description."""
+    missing = []
+    api = root / "enrich_rag" / "api.py"
+    for node in ast.walk(ast.parse(api.read_text(encoding="utf-8"))):
+        if (
+            not isinstance(node, ast.FunctionDef)
+            or node.name.startswith("_")
+            or any(isinstance(d, ast.Name) and d.id == "overload" for d in node.decorator_list)
+        ):
+            continue
+        doc = ast.get_docstring(node) or ""
+        arguments = [a.arg for a in [*node.args.args, *node.args.kwonlyargs] if a.arg not in ("self", "cls")]
+        arguments += [node.args.vararg.arg] if node.args.vararg else []
+        gives = node.returns is not None and not (isinstance(node.returns, ast.Constant) and node.returns.value is None)
+        needs = (["Args"] if arguments else []) + (["Returns"] if gives else [])
+        if not doc or not _says(doc, *needs):
+            missing.append(f"api.py:{node.name}")
+    cli = root / "enrich_rag" / "cli" / "main.py"
+    for node in ast.walk(ast.parse(cli.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef) and any("command" in ast.unparse(d) for d in node.decorator_list):
+            bare = [
+                a.arg
+                for a in node.args.args
+                if "help=" not in ast.unparse(a.annotation or ast.Constant(""))
+                and not ast.unparse(a.annotation or ast.Constant("")).endswith("Option")
+            ]
+            missing += [f"cli:{node.name}:{a}" for a in bare]
+    for path in _py(root / "enrich_rag" / "serve"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == "BaseModel" for b in node.bases):
+                for field in node.body:
+                    if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and field.target.id != "model_config":
+                        if "description=" not in ast.unparse(field.value or ast.Constant("")):
+                            missing.append(f"{path.name}:{node.name}.{field.target.id}")
+    return missing
+
+
+def tracked(root: Path, folder: str) -> dict[str, int]:
+    files = subprocess.run(["git", "ls-files", folder], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    return {"files": len(files), "bytes": sum((root / f).stat().st_size for f in files if (root / f).is_file())}
+
+
 def measure(root: Path) -> dict[str, Any]:
     return {
         "agent": agent_class(root),
@@ -126,6 +257,10 @@ def measure(root: Path) -> dict[str, Any]:
         "longest_function": {"agent": longest_function(root, "agent"), "serve": longest_function(root, "serve")},
         "results": results_tree(root),
         "readme_lines": len((root / "README.md").read_text(encoding="utf-8").splitlines()),
+        "agent_room": agent_room(root),
+        "walk_from_ask": walk_from_ask(root),
+        "undocumented_public_calls": undocumented_public_calls(root),
+        "bench_results": tracked(root, "bench_results"),
     }
 
 
@@ -155,6 +290,11 @@ def main() -> int:
     )
     table.add_row("settings; not in params.yaml", f"{found['settings']['count']}; {len(found['settings']['not_in_params_yaml'])}")
     table.add_row("scripts/ files", str(found["scripts_files"]))
+    room, walk = found["agent_room"], found["walk_from_ask"]
+    table.add_row("agent/: files, floors, lines", f"{room['files']}, {room['floors']}, {room['lines']}")
+    table.add_row("walk from EnrichRAG.ask: stops, files, returns", f"{walk['stops']}, {walk['files']}, {walk['returns']}")
+    table.add_row("public calls without argument docs", str(len(found["undocumented_public_calls"])))
+    table.add_row("bench_results/: files, MB", f"{found['bench_results']['files']}, {found['bench_results']['bytes'] / 1e6:.1f}")
     Console().print(table)
     kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     out.write_text(json.dumps(kept | {args.label: found}, indent=2) + "\n", encoding="utf-8")

@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from enrich_rag.agent.records import Recalled
+from enrich_rag.agent.trace import Recalled
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.eval.datasets import QAItem

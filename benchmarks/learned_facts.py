@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks.question_sets import add_arguments, open_set
-from enrich_rag.agent.records import Learned
+from enrich_rag.agent.trace import Learned
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.storage.ids import node_id
 

@@ -29,8 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.plan_shapes import QUESTIONS
-from enrich_rag.agent.descriptions import bridge_split
-from enrich_rag.agent.plan import ONE_HOP
+from enrich_rag.agent.plan import ONE_HOP, bridge_split
 from enrich_rag.config import load_config
 from enrich_rag.eval.stats import bootstrap, compare
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis, analyze_query

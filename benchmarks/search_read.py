@@ -35,8 +35,8 @@ from tqdm import tqdm
 
 from benchmarks.question_sets import add_arguments, open_set
 from enrich_rag.agent.hops import grounded
-from enrich_rag.agent.records import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.agent.sufficiency import check_sufficiency
+from enrich_rag.agent.trace import Bridged, ContextBuilt, Planned, Read
 from enrich_rag.api import EnrichRAG
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.eval.stats import bootstrap, mcnemar_exact, paired_difference

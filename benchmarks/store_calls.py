@@ -22,8 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from enrich_rag.agent.records import Decided, Read, Tool
-from enrich_rag.agent.trace import Trace
+from enrich_rag.agent.trace import Decided, Read, StepKind, Trace
 from enrich_rag.llm.base import Generation
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.passages import PassageStore
@@ -83,7 +82,7 @@ class CallCounter:
         counter, real_step, real_search = self, Trace.step, Embeddings.search
 
         @contextlib.contextmanager
-        def step(trace: Trace, tool: Tool, **inputs: Any) -> Iterator[Any]:
+        def step(trace: Trace, tool: StepKind, **inputs: Any) -> Iterator[Any]:
             outer, counter.tool = counter.tool, tool
             try:
                 with real_step(trace, tool, **inputs) as opened:

@@ -29,7 +29,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from benchmarks.served_folder import served_folder
-from enrich_rag.agent.records import Tool
+from enrich_rag.agent.trace import StepKind
 from enrich_rag.eval.metrics import exact_match
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,8 @@ def streamed(url: str, question: str, enrich: bool, token: str | None, timeout: 
 
 def _reader_call(step: dict) -> bool:
     """A step of the wire trace that asked the reader (a read of a context seen before is not asked again)."""
-    return step["tool"] in (Tool.PLAN, Tool.COMPARE) or (step["tool"] == Tool.CHECK_SUFFICIENCY and not step["outputs"].get("reused"))
+    kind = step["tool"]
+    return kind in (StepKind.PLAN, StepKind.COMPARE) or (kind == StepKind.CHECK_SUFFICIENCY and not step["outputs"].get("reused"))
 
 
 def summary(rows: list[dict], gold: list[list[str]]) -> dict:

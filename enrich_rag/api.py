@@ -16,16 +16,17 @@ from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from enrich_rag.agent.answer import Answer, validate_question
+from enrich_rag.agent.answer import Answer
 from enrich_rag.agent.enrich_graph import EnrichResult
-from enrich_rag.agent.learned import learned_record, learned_rows
 from enrich_rag.agent.loop import Agent
-from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.stream import Hooks, streamed
 from enrich_rag.config import AgentConfig, Config, EvidenceConfig, load_config
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.learned_facts import learned_record, learned_rows
+from enrich_rag.evidence.query_analysis import validate_question
 from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
+from enrich_rag.resources import Resources
 from enrich_rag.storage.enrichment_jobs import EnrichmentJob
 from enrich_rag.storage.graph_writer import Reconciliation
 from enrich_rag.storage.passages import Passage
@@ -76,7 +77,7 @@ class Graph:
         return self._resources.writer.repair()
 
     def learned(self) -> list[dict[str, Any]]:
-        """Facts the loop learned from grounded reads (agent/learned.py), newest first: each its id, subject,
+        """Facts the loop learned from grounded reads (evidence/learned_facts.py), newest first: each its id, subject,
         question, answer, cited chunk, reader and partition."""
         return [learned_record(row) for row in learned_rows(self._resources.store)]
 
@@ -203,12 +204,12 @@ class EnrichRAG:
         (`enrich_pending` or the server runs it) and answers at once; "now" waits for it and reads again;
         None does what `agent.allow_enrich` and `agent.enrich_when` say. `abstain`: an answer still unsure
         says it was not found (None: `agent.abstain`). `time_limit_s`: `serve.answer_margin_s` before it
-        the question answers with its best read so far (`Answer.spent`); it stops before its next tool past
+        the question answers with its best read so far (`Answer.spent`); it stops before its next step past
         it (QueryStopped), and starts no enrichment round that `serve.enrich_reserve_s` says cannot fit.
         `settings`: agent and evidence settings other than the project's (an evaluation method, the page's
         saved settings). `hooks`: a caller's own stop, enrichment and step callbacks
         (the server's: a client gone, its reader line, its event loop).
-        `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` per tool, then
+        `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` event per step, then
         `answer` with the whole answer as JSON); closing the iterator stops the question before its next tool."""
         agent = self.agent(*(settings or (None, None)))
         limited = hooks or Hooks()

@@ -130,7 +130,7 @@ class AgentConfig:
     hops: bool = True
     # With hops: a question the planner kept whole that names a thing by a description ("Marty's girlfriend
     # in X") has that description read as a hop; when it answers what the whole read answered, the rest of
-    # the question is read as hop 2 (agent/descriptions.py).
+    # the question is read as hop 2 (agent/plan.py).
     bridge_check: bool = True
     # Passages of the search (`EnrichRAG.search`, evidence/fusion.py) a question read as one is read over first,
     # whole, in one reader call; only when that read does not state its answer do the tree's rounds read it
@@ -156,7 +156,7 @@ class AgentConfig:
     # read again to confirm it).
     grow: str = choice("perplexity", "unstated")
     # Where writes are allowed: keep each grounded hop (and a grounded whole read) as a learned fact of the
-    # graph, written after the answer with its enrichment (agent/learned.py); a later hop asking the same
+    # graph, written after the answer with its enrichment (evidence/learned_facts.py); a later hop asking the same
     # looks it up before searching.
     learn: bool = True
     # Recall a learned fact for a different question about the same entity when they share at least this
@@ -185,7 +185,7 @@ class RetrievalConfig:
 class EvidenceConfig:
     """What the reader reads; each switch is an ablation in the evaluation."""
 
-    # pcst: the evidence tree over the graph GraphRank read (agent/enrich_context.py), growing by one
+    # pcst: the evidence tree over the graph GraphRank read (evidence/enrich_context.py), growing by one
     # passage per iteration | entity_first: SEAL-RAG selection of k passages | pagerank: PageRank's top passages
     selection: str = choice("pcst", "entity_first", "pagerank")
     fact_lines: bool = True  # pcst: facts on the tree that no context passage states, as short cited lines

@@ -73,7 +73,7 @@ def test_graph_verify_finds_a_killed_rollback_and_repair_finishes_it(gap_config,
     """A rollback killed before its DVC records went: verify says so (exit 1), --repair finishes it (exit 0)."""
     import dataclasses
 
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
     agent = make_agent(resources, dataclasses.replace(gap_config.agent, expansion="template"))
@@ -148,7 +148,7 @@ def test_graph_export_writes_versions_and_an_answers_subgraph_as_graphml(gap_con
 
     import networkx as nx
 
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
     partition = (
@@ -227,8 +227,8 @@ def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
 def test_graph_learned_lists_facts_and_forget_hides_one_until_rolled_back(gap_config, spacy_extractor, tmp_path):
     """Facts learned through the loop's own commit (a fact built as the loop builds one, real graph and
     DVC); the CLI lists them, forgets one, and its rollback brings it back."""
-    from enrich_rag.agent.learned import learned_fact
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.evidence.learned_facts import learned_fact
+    from enrich_rag.resources import Resources
 
     resources = Resources(gap_config, extractor=spacy_extractor)
     (passage,) = resources.passages.by_ids(["inception::c0"])

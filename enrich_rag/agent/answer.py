@@ -6,33 +6,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.citations import Citation, citation_from_dict
-from enrich_rag.agent.quote import Quote
 from enrich_rag.agent.trace import Trace
 from enrich_rag.config import AgentConfig
-from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.citations import Citation, citation_from_dict
+from enrich_rag.evidence.query_analysis import QueryError
+from enrich_rag.evidence.quote import Quote
 
-MAX_QUESTION_CHARS = 2000
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
 NOW, BACKGROUND = "now", "background"
-
-
-class QueryError(EnrichRagError):
-    pass
-
-
-def validate_question(question: str) -> str:
-    if not isinstance(question, str) or not question.strip():
-        raise QueryError("question is empty")
-    if "\x00" in question:
-        raise QueryError("question contains binary data (NUL bytes)")
-    try:
-        question.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes reach Python as lone surrogates (argv, files read with errors)
-        raise QueryError("question is not valid UTF-8 text") from None
-    if len(question) > MAX_QUESTION_CHARS:
-        raise QueryError(f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
-    return " ".join(question.split())
 
 
 def enrich_when(config: AgentConfig, enrich: bool | str | None) -> str | None:
@@ -62,7 +43,7 @@ class Answer:
     chain: list[dict[str, Any]] = field(default_factory=list)  # a planned question's hops (empty: read as one)
     confidence: float | None = None  # 1 - P(wrong) from the corpus's fitted model; None where none was fitted
     queued: list[str] = field(default_factory=list)  # enrichment jobs queued to run after this answer
-    quote: Quote | None = None  # the line of a cited passage that states the answer (agent/quote.py)
+    quote: Quote | None = None  # the line of a cited passage that states the answer (evidence/quote.py)
     spent: str | None = None  # the reader budget ran out first: this is the best read so far, and why
 
     def to_dict(self) -> dict[str, Any]:

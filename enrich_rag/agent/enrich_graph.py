@@ -6,7 +6,10 @@ the budget, an expansion query from the LLM (a template of the question's unmet 
 output is unusable) finds more unread chunks in the corpus index. The extractor reads only those;
 `GraphWriter.commit` persists facts and links (partition -> index -> DVC), so PageRank re-run on the
 same question walks through them, and the next question that needs them finds them already there.
-"""
+
+The writes a question leads to run now or later (`Jobs`): an EnrichGraph round, a partition of learned
+facts. An answer queues them (`agent.enrich_when: background`); `enrich-rag enrich --pending` and the
+server's worker run them here, as the answer that queued them would have."""
 
 from __future__ import annotations
 
@@ -18,13 +21,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from enrich_rag.config import AgentConfig, Config
+from enrich_rag.evidence.learned_facts import LEARNED, learned_tables
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extractor
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.prompts import expansion_prompt
+from enrich_rag.resources import Resources
+from enrich_rag.storage.enrichment_jobs import LEARN, EnrichmentJob
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
 from enrich_rag.text import content_words
 
 MAX_QUERY_WORDS = 12
@@ -163,3 +171,43 @@ def enrich_graph(
     result.indexed, result.dvc, result.compacted_into = commit.indexed, commit.dvc, commit.compacted
     result.seconds = timings | commit.seconds
     return result
+
+
+def deep_extractor(config: Config) -> str:
+    """The deep extractor's name when it is the LLM: then a chunk the seed read is still unread."""
+    return "llm" if config.extraction.deep == "llm" else ""
+
+
+@dataclass(frozen=True)
+class Jobs:
+    resources: Resources
+    config: AgentConfig
+
+    def enrich(self, question: str, facts: list[str], candidates: Sequence[Passage] = ()) -> EnrichResult:
+        """One EnrichGraph round (also `enrich-rag enrich`)."""
+        resources = self.resources
+        return enrich_graph(
+            question,
+            facts,
+            corpus=resources.retrieval().corpus,
+            store=resources.store,
+            extractor=lambda: resources.extractor,
+            writer=resources.writer,
+            llm=resources.llm if self.config.expansion == "llm" else None,
+            limit_chunks=self.config.enrich_chunks,
+            candidates=candidates,
+            deep=deep_extractor(resources.config),
+            targets=self.config.enrich_targets,
+        )
+
+    def learn(self, facts: Sequence[Edge]) -> dict[str, Any]:
+        """Commit learned facts as one `learned-` partition (nothing when the graph holds them all)."""
+        commit = self.resources.writer.commit(learned_tables(facts), prefix=LEARNED)
+        return {"partition": commit.partition if commit else None, "facts": commit.edges if commit else 0}
+
+    def run(self, job: EnrichmentJob) -> dict[str, Any]:
+        """A queued round (or an answer's learned facts), as the answer that queued it would have run it."""
+        if job.kind == LEARN:
+            return self.learn([Edge.from_row(f) for f in job.learned])
+        candidates = self.resources.passages.by_ids(list(job.candidates))
+        return self.enrich(job.question, list(job.facts), candidates).record()

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.citations import HOP_FACT_PREFIX
-from enrich_rag.agent.enrich_context import Subgraph
-from enrich_rag.agent.sufficiency import Evidence, Sufficiency, reading_line, recorded
+from enrich_rag.agent.sufficiency import Sufficiency, recorded
+from enrich_rag.evidence.citations import HOP_FACT_PREFIX
+from enrich_rag.evidence.enrich_context import Subgraph
+from enrich_rag.evidence.lines import Evidence, reading_line
 from enrich_rag.evidence.query_analysis import SINGLE_HOP, QueryAnalysis
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.passages import Passage
@@ -67,7 +68,7 @@ class Hop:
     grounded: bool
     evidence: tuple[Evidence, ...] = ()
     subgraph: Subgraph = field(default_factory=Subgraph)
-    learned: str = ""  # the learned fact it was answered or read from (agent/learned.py)
+    learned: str = ""  # the learned fact it was answered or read from (evidence/learned_facts.py)
     entities: tuple[str, ...] = ()  # what its sub-question names: a learned fact's subject
 
     @property

@@ -12,29 +12,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from enrich_rag.agent.answer import BACKGROUND, NOT_FOUND, Answer, enrich_when, validate_question
+from enrich_rag.agent.answer import BACKGROUND, NOT_FOUND, Answer, enrich_when
 from enrich_rag.agent.chain import bridge, chain, plan, plans
-from enrich_rag.agent.citations import citations
 from enrich_rag.agent.hops import Hop
-from enrich_rag.agent.learning import learn, recalled, taught
+from enrich_rag.agent.memory import learn, recalled, taught
 from enrich_rag.agent.one_read import one_read, stated
 from enrich_rag.agent.plan import ONE_HOP, one_hop
-from enrich_rag.agent.quote import quote
-from enrich_rag.agent.records import Queued
-from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.state import QuestionState, SearchRound
-from enrich_rag.agent.tools import Tools
-from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, Step, Trace
+from enrich_rag.agent.steps import QuestionState, SearchRound, Steps
+from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, Step, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.citations import citations
+from enrich_rag.evidence.query_analysis import validate_question
+from enrich_rag.evidence.quote import quote
+from enrich_rag.resources import Resources
 
 
 class Agent:
     """The loop over one question; its tools are bound once, to the project and the configuration."""
 
     def __init__(self, resources: Resources, config: AgentConfig, evidence: EvidenceConfig):
-        self.tools = Tools.of(resources, config, evidence)
+        self.steps = Steps.of(resources, config, evidence)
         self.config, self.evidence = config, evidence
-        self.retriever, self.jobs = self.tools.retriever, self.tools.jobs  # retrieval and writes without a question
+        self.retriever, self.jobs = self.steps.retriever, self.steps.jobs  # retrieval and writes without a question
 
     def answer(
         self,
@@ -49,7 +48,7 @@ class Agent:
         """`enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
         it; "now" waits for the round and reads again; True or None: `agent.enrich_when` (None: only when
         `agent.allow_enrich`). `abstain`: an answer still unsure says it was not found (None:
-        `agent.abstain`). `should_stop` is asked before every tool (a time limit, a client gone); a
+        `agent.abstain`). `should_stop` is asked before every step (a time limit, a client gone); a
         reason raises QueryStopped. `time_for_enrichment` is asked before an EnrichGraph round: False
         answers with what was read (unsure) instead of starting a round the request's time limit cannot
         hold. `on_step` is told of each step as it finishes (a stream). A question whose reader budget
@@ -61,19 +60,19 @@ class Agent:
         trace = Trace(question, should_stop=should_stop, on_step=on_step, budget=budget)
         start = time.perf_counter()
         when = enrich_when(self.config, enrich)
-        tools = self.tools
-        state = QuestionState(tools.analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
+        steps = self.steps
+        state = QuestionState(steps.analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
         spent = None
         try:
             hops, read = self._read_question(state)
         except BudgetSpent as reason:  # the best read of the whole question so far answers, flagged
             spent, hops, read = str(reason), [], state.best or SearchRound()
-        text = tools.compared(state, read) if spent is None else read.answer
+        text = steps.compared(state, read) if spent is None else read.answer
         chain_record = [h.record() for h in hops]
-        confidence = tools.confidence(state, text, read, chain_record)
+        confidence = steps.confidence(state, text, read, chain_record)
         sure = self._sure(confidence, read, hops)
-        if spent is None and when is not None and self.config.learn and (facts := taught(tools, state, hops, read, stated(state.analysis))):
-            learn(tools, state, when, facts)
+        if spent is None and when is not None and self.config.learn and (facts := taught(steps, state, hops, read, stated(state.analysis))):
+            learn(steps, state, when, facts)
         line = quote(text, read.evidence, question)
         if not sure and (self.config.abstain if abstain is None else abstain):
             text, line = NOT_FOUND, None
@@ -89,7 +88,7 @@ class Agent:
             cited,
             subgraph,
             trace,
-            tools.threshold,
+            steps.threshold,
             chain_record,
             confidence,
             queued,
@@ -102,33 +101,33 @@ class Agent:
         or read the question whole first and plan only when what that read does not state its answer: a
         read that found its answer is not paid for again, and a chain that does not ground gives way to
         the whole read."""
-        tools = self.tools
-        if learned := recalled(tools, state, state.analysis, stated(state.analysis)):
+        steps = self.steps
+        if learned := recalled(steps, state, state.analysis, stated(state.analysis)):
             state.recalled = True
             return [], learned[0]
         if self.config.plan_when == "always" or not self.config.hops:
-            made = plan(tools, state) if plans(tools, state) else one_hop(state.question)
-            return self._whole(state) if made.kind == ONE_HOP else chain(tools, state, made)
-        whole = one_read(tools, state)
+            made = plan(steps, state) if plans(steps, state) else one_hop(state.question)
+            return self._whole(state) if made.kind == ONE_HOP else chain(steps, state, made)
+        whole = one_read(steps, state)
         by_statement = self.config.first_read or self.config.grow == "unstated"
-        unsure = not whole.grounded if by_statement else whole.perplexity >= tools.threshold
-        if not unsure or not plans(tools, state) or (made := plan(tools, state)).kind == ONE_HOP:
+        unsure = not whole.grounded if by_statement else whole.perplexity >= steps.threshold
+        if not unsure or not plans(steps, state) or (made := plan(steps, state)).kind == ONE_HOP:
             return self._whole(state, whole)
-        hops, chained = chain(tools, state, made)
+        hops, chained = chain(steps, state, made)
         return (hops, chained) if chained.grounded else ([], whole)
 
     def _whole(self, state: QuestionState, read: SearchRound | None = None) -> tuple[list[Hop], SearchRound]:
         """The question read as one (`read`: already read); a question that names a thing by a description
         is then checked for a stop at that bridge (`agent.bridge_check`)."""
-        read = read or one_read(self.tools, state)
-        if self.config.hops and self.config.bridge_check and not read.searched and (bridged := bridge(self.tools, state, read)):
+        read = read or one_read(self.steps, state)
+        if self.config.hops and self.config.bridge_check and not read.searched and (bridged := bridge(self.steps, state, read)):
             return bridged
         return [], read
 
     def _sure(self, confidence: float | None, read: SearchRound, hops: list[Hop]) -> bool:
         """The corpus's fitted confidence over `agent.sure_confidence`; without a model, a perplexity under
         the threshold over a read (and hops) that state the answer. A stating line alone called wrong
-        answers sure on held-out docs (agent/quote.py)."""
+        answers sure on held-out docs (evidence/quote.py)."""
         if confidence is None:
-            return read.perplexity < self.tools.threshold and read.grounded and all(h.grounded for h in hops)
+            return read.perplexity < self.steps.threshold and read.grounded and all(h.grounded for h in hops)
         return confidence >= self.config.sure_confidence

@@ -8,13 +8,12 @@ import dataclasses
 import functools
 from collections.abc import Callable
 
-from enrich_rag.agent.context_choice import ContextChoice, ContextRound, SurfacedRound
-from enrich_rag.agent.enrich_context import Subgraph, passage_node
 from enrich_rag.agent.hops import grounded, read_states_answer
-from enrich_rag.agent.records import Decided, Ranked, Tool
-from enrich_rag.agent.state import QuestionState, SearchRound, context_built
+from enrich_rag.agent.steps import QuestionState, SearchRound, Steps, context_built
 from enrich_rag.agent.sufficiency import ANSWER, ENRICH, Sufficiency, recorded
-from enrich_rag.agent.tools import Tools
+from enrich_rag.agent.trace import Decided, Ranked, StepKind
+from enrich_rag.evidence.context_choice import ContextChoice, ContextRound, SurfacedRound
+from enrich_rag.evidence.enrich_context import Subgraph, passage_node
 from enrich_rag.evidence.fusion import PAGES
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.lines import near_question
@@ -32,63 +31,63 @@ def stated(analysis: QueryAnalysis) -> Callable[[Sufficiency], bool]:
     return functools.partial(grounded, question=analysis.question)
 
 
-def one_read(tools: Tools, state: QuestionState) -> SearchRound:
+def one_read(steps: Steps, state: QuestionState) -> SearchRound:
     """The question read as one: first the search's top passages whole (`agent.first_read`, one reader
     call), which answers when what it read states its answer; else the tree's rounds, whose read is
     kept when it states its answer, and otherwise the lower perplexity of the two. On documentation the
     tree answered from a neighbouring line of the right page where the search's top passages read whole
     did not (bench_results/search_read_*.json)."""
-    if not tools.config.first_read:
-        return rounds(tools, state)
+    if not steps.config.first_read:
+        return rounds(steps, state)
     states = stated(state.analysis)
-    first = search_read(tools, state, states)
+    first = search_read(steps, state, states)
     if first.grounded:
-        with state.trace.step(Tool.ANALYZE_DECIDE, perplexity=recorded(first.perplexity), threshold=tools.threshold) as step:
+        with state.trace.step(StepKind.ANALYZE_DECIDE, perplexity=recorded(first.perplexity), threshold=steps.threshold) as step:
             step.record = Decided(ANSWER, "what the search's top passages say states the answer")
         return dataclasses.replace(first, searched=True)
-    tree = rounds(tools, state)
+    tree = rounds(steps, state)
     tree.grounded = tree.read is not None and states(tree.read)
     return tree if tree.better_than(first) else first
 
 
-def search_read(tools: Tools, state: QuestionState, states: Callable[[Sufficiency], bool]) -> SearchRound:
+def search_read(steps: Steps, state: QuestionState, states: Callable[[Sufficiency], bool]) -> SearchRound:
     """One read of the search's top `agent.first_read` passages (`first_read_passages` on titled passages;
     what `EnrichRAG.search` returns), each cut to the units near the question's words
     (`agent.first_read_cut`; evidence/lines.py)."""
     question = state.question
-    k = tools.config.first_read if tools.retriever.resources.corpus_kind == PAGES else tools.config.first_read_passages
-    with state.trace.step(Tool.GRAPH_RANK, query=question, round=0) as step:
-        hits = tools.retriever.search(question)
-        ranking = tools.retriever.rank(state.analysis, hits)
+    k = steps.config.first_read if steps.retriever.resources.corpus_kind == PAGES else steps.config.first_read_passages
+    with state.trace.step(StepKind.GRAPH_RANK, query=question, round=0) as step:
+        hits = steps.retriever.search(question)
+        ranking = steps.retriever.rank(state.analysis, hits)
         step.record = Ranked.of(ranking)
     state.searched = (ranking, hits)
-    top = [near_question(p, question, tools.config.first_read_cut) for p in tools.retriever.order(ranking, hits, k)]
+    top = [near_question(p, question, steps.config.first_read_cut) for p in steps.retriever.order(ranking, hits, k)]
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
     sub = Subgraph(nodes=nodes, evidence=list(top))
-    with state.trace.step(Tool.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
+    with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
         step.record = context_built(sub, {"read": "search", "k": k}, ())
-    result, is_stated, _ = tools.check_sufficiency(state, question, sub, 0, [], states, alone=True)
+    result, is_stated, _ = steps.check_sufficiency(state, question, sub, 0, [], states, alone=True)
     return SearchRound(result, sub, tuple(ranking.passages), is_stated)
 
 
-def rounds(tools: Tools, state: QuestionState) -> SearchRound:
+def rounds(steps: Steps, state: QuestionState) -> SearchRound:
     """Search rounds, each retried after an enrichment when it was not enough. The answer is the
     round that read best."""
     best = before = SearchRound()
-    states = stated(state.analysis) if tools.config.grow == "unstated" else None
-    for round_ in range(tools.config.max_enrich_rounds + 1):
-        found = search_round(tools, state, state.analysis, round_, before, grounding=states, whole=states is not None)
-        decision = tools.decide(state, found, round_)
+    states = stated(state.analysis) if steps.config.grow == "unstated" else None
+    for round_ in range(steps.config.max_enrich_rounds + 1):
+        found = search_round(steps, state, state.analysis, round_, before, grounding=states, whole=states is not None)
+        decision = steps.decide(state, found, round_)
         if found.perplexity < best.perplexity or best.read is None:
             best = found  # an enrichment round keeps its answer only when it reads better
-        if decision != ENRICH or tools.queue(state, state.question, found) or not tools.enrich_graph(state, state.question, found).grew:
+        if decision != ENRICH or steps.queue(state, state.question, found) or not steps.enrich_graph(state, state.question, found).grew:
             break
         before = found
     return best
 
 
 def search_round(
-    tools: Tools,
+    steps: Steps,
     state: QuestionState,
     analysis: QueryAnalysis,
     round_: int,
@@ -105,25 +104,25 @@ def search_round(
     passages do not rank them: a distractor read alone is often read as surely). A `whole` read checked
     by `grounding` (`agent.grow: unstated`) stops at its first read that states its answer and reads no
     more than `max_iterations`."""
-    question, choice = analysis.question, choice or tools.choice
-    ranking, hits = _search(tools, state, analysis, round_, choice)
+    question, choice = analysis.question, choice or steps.choice
+    ranking, hits = _search(steps, state, analysis, round_, choice)
     surfaced = _surfaced(before, ranking)
     chooser: ContextRound | None = None
     if surfaced:
         chooser = SurfacedRound([e for e in before.evidence if isinstance(e, Passage)], surfaced, ranking)
     found, sub = SearchRound(), Subgraph()
     history: list[Sufficiency] = []
-    iterations, retried = tools.config.max_iterations, grounding is None or whole
+    iterations, retried = steps.config.max_iterations, grounding is None or whole
     iteration = 0
     while iteration < iterations:
-        with state.trace.step(Tool.ENRICH_CONTEXT, query=question, budget=choice.evidence.k + iteration, round=round_) as step:
+        with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=choice.evidence.k + iteration, round=round_) as step:
             chooser = chooser or choice.round(analysis, ranking, hits())
             wider = chooser.at(iteration, sub)
             step.record = context_built(wider, chooser.record if iteration == 0 else None, surfaced)
         if iteration and wider.evidence == sub.evidence:
             break  # the tree has nothing more to give
         sub = wider
-        result, is_grounded, stop = tools.check_sufficiency(state, question, sub, iteration, history, grounding, choice.alone or whole)
+        result, is_grounded, stop = steps.check_sufficiency(state, question, sub, iteration, history, grounding, choice.alone or whole)
         read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), is_grounded)
         if read.better_than(found):
             found = read
@@ -136,18 +135,18 @@ def search_round(
 
 
 def _search(
-    tools: Tools, state: QuestionState, analysis: QueryAnalysis, round_: int, choice: ContextChoice
+    steps: Steps, state: QuestionState, analysis: QueryAnalysis, round_: int, choice: ContextChoice
 ) -> tuple[GraphRanking | None, Callable[[], list[Passage]]]:
     """The round's corpus search, done once and only when used (a surfaced retry of a list strategy
     needs none), and GraphRank over it when the strategy reads the graph."""
     if round_ == 0 and analysis is state.analysis and state.searched and choice.reads_graph:
         ranking, found = state.searched  # the first read searched and ranked this question already
         return ranking, lambda: found
-    hits = functools.cache(lambda: tools.retriever.search(analysis.question))
+    hits = functools.cache(lambda: steps.retriever.search(analysis.question))
     if not choice.reads_graph:
         return None, hits
-    with state.trace.step(Tool.GRAPH_RANK, query=analysis.question, round=round_) as step:
-        ranking = tools.retriever.rank(analysis, hits())
+    with state.trace.step(StepKind.GRAPH_RANK, query=analysis.question, round=round_) as step:
+        ranking = steps.retriever.rank(analysis, hits())
         step.record = Ranked.of(ranking)
     return ranking, hits
 

@@ -5,7 +5,7 @@ server sends them as server-sent events and the chat endpoint as completion chun
 The loop compares its reads (CheckSufficiency) before it keeps one, so the answer comes once, when it
 is chosen: there are no token events (splitting the finished answer into words would only pretend to
 stream). What a person waits through is the steps, and those arrive as they happen. Closing the stream
-stops the question before its next tool.
+stops the question before its next step.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Hooks:
 
 
 def step_event(step: Step) -> dict[str, Any]:
-    return {"event": STEP, "tool": step.tool, "seconds": step.seconds, "summary": step.summary()}
+    return {"event": STEP, "tool": step.kind, "seconds": step.seconds, "summary": step.summary()}
 
 
 def answer_event(answer: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def error_event(message: str) -> dict[str, Any]:
 
 def streamed(run: Callable[[OnStep, ShouldStop], dict[str, Any]]) -> Generator[dict[str, Any], None, None]:
     """`run(on_step, should_stop)` on a thread of its own, its events yielded as they come. An error
-    the question raised is raised here; closing the iterator stops the question before its next tool."""
+    the question raised is raised here; closing the iterator stops the question before its next step."""
     events: queue.Queue[dict[str, Any] | BaseException | None] = queue.Queue()
     closed = threading.Event()
 

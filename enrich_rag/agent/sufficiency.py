@@ -11,13 +11,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from enrich_rag.evidence.lines import Evidence, reading_line
 from enrich_rag.llm.base import LLM
 from enrich_rag.llm.reader import copies_a_shot, read
-from enrich_rag.storage.passages import Passage
-from enrich_rag.storage.schema import Edge
-
-# What the reader is shown: whole passages, and the evidence tree's facts as one-line facts.
-Evidence = Passage | Edge
 
 COPY_WORDS = 5  # an answer this long that starts an evidence line word for word was copied
 
@@ -30,15 +26,6 @@ ANSWER_UNSURE = "answer_unsure"
 UNDER_THRESHOLD = "under_threshold"
 CONVERGED = "converged"
 GROUNDED = "grounded"  # a hop reading its passages alone: the first read that states its answer
-
-
-def evidence_text(source: Evidence) -> str:
-    return source.content if isinstance(source, Passage) else source.evidence
-
-
-def reading_line(source: Evidence) -> str:
-    """How the reader sees it: a passage whole (title: text), a fact as one short line."""
-    return source.content if isinstance(source, Passage) else f"Fact: {source.subject} | {source.relation} | {source.object}"
 
 
 def recorded(perplexity: float) -> float | None:

@@ -1,7 +1,10 @@
-"""A record of every step of one question: tool, inputs, what it did (a typed record), time, partitions.
+"""A question's steps as they ran: each step's kind, inputs, what it did (a small frozen record), seconds
+and the partitions it wrote; and the reader budget that bounds them.
 
-Readers of a trace take the records of one kind (`trace.records(Read)`) and read their fields; the
-JSON the API sends (`to_dict`) is produced from the records."""
+Every reader of a trace (evaluation, server, stream, confidence features, benchmarks) takes the records
+of one kind (`trace.records(Read)`) and reads their fields. A record's `to_dict` is the wire shape the
+API sends (a step's `outputs`); a trace that came back over the wire holds `Received` records, whose
+fields are that dict as it arrived."""
 
 from __future__ import annotations
 
@@ -10,18 +13,286 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypeVar
 
-from enrich_rag.agent.records import ContextBuilt, Enriched, Read, Received, StepRecord, Tool
-from enrich_rag.agent.sufficiency import recorded
+from enrich_rag.agent.enrich_graph import EnrichResult
+from enrich_rag.agent.hops import Hop
+from enrich_rag.agent.plan import BridgeSplit, Plan
+from enrich_rag.agent.sufficiency import Sufficiency, recorded
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.graph_rank import GraphRanking
+from enrich_rag.evidence.learned_facts import Recall
+from enrich_rag.evidence.query_analysis import QueryAnalysis
+from enrich_rag.llm.comparison import Compared
+from enrich_rag.storage.enrichment_jobs import EnrichmentJob
+from enrich_rag.storage.schema import Edge
+
+
+class StepKind(StrEnum):
+    """The loop's steps: the README diagram's four tools and the steps that find where to look."""
+
+    ANALYZE_QUERY = "AnalyzeQuery"
+    PLAN = "Plan"
+    GRAPH_RANK = "GraphRank"
+    ENRICH_CONTEXT = "EnrichContext"
+    CHECK_SUFFICIENCY = "CheckSufficiency"
+    ANALYZE_DECIDE = "AnalyzeDecide"
+    ENRICH_GRAPH = "EnrichGraph"
+    HOP = "Hop"
+    ROUTE = "Route"
+    BRIDGE = "Bridge"
+    COMPARE = "Compare"
+    CONFIDENCE = "Confidence"
+    QUEUE_ENRICHMENT = "QueueEnrichment"
+    RECALL = "Recall"
+    LEARN = "Learn"
+
+
+@dataclass(frozen=True)
+class QueryAnalyzed:
+    kind: ClassVar[StepKind] = StepKind.ANALYZE_QUERY
+    analysis: QueryAnalysis
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.analysis.to_dict()
+
+
+@dataclass(frozen=True)
+class Planned:
+    kind: ClassVar[StepKind] = StepKind.PLAN
+    plan: Plan
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.plan.record()
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """GraphRank's walk, kept small: the neighbourhood it walked is not held past the round."""
+
+    kind: ClassVar[StepKind] = StepKind.GRAPH_RANK
+    wire: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def of(cls, ranking: GraphRanking) -> Ranked:
+        return cls(ranking.record())
+
+    @property
+    def top_chunk_ids(self) -> list[str]:
+        return [r["chunk_id"] for r in self.wire["pagerank_top"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.wire)
+
+
+@dataclass(frozen=True)
+class ContextBuilt:
+    """EnrichContext: the tree (or list) the reader is handed this iteration."""
+
+    kind: ClassVar[StepKind] = StepKind.ENRICH_CONTEXT
+    entry_points: int
+    candidates: tuple[int, int]
+    subgraph_nodes: int
+    facts: int
+    passages: int
+    fact_lines: int
+    chunk_ids: tuple[str, ...]
+    fact_ids: tuple[str, ...]
+    selection: dict[str, Any] | None = None  # the entity-first selection behind it (its first iteration)
+    surfaced: tuple[str, ...] | None = None  # a retried round: what the enrichment surfaced
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"selection": self.selection} if self.selection is not None else {}
+        out |= {
+            "entry_points": self.entry_points,
+            "candidates": list(self.candidates),
+            "subgraph_nodes": self.subgraph_nodes,
+            "facts": self.facts,
+            "passages": self.passages,
+            "fact_lines": self.fact_lines,
+            "chunk_ids": list(self.chunk_ids),
+            "fact_ids": list(self.fact_ids),
+        }
+        return out | ({"surfaced": list(self.surfaced)} if self.surfaced is not None else {})
+
+
+@dataclass(frozen=True)
+class Read:
+    """CheckSufficiency: one hypothetical answer and its perplexity. `grounded` is None outside a hop;
+    `reused`: the same context was read before for the same question (no reader call)."""
+
+    kind: ClassVar[StepKind] = StepKind.CHECK_SUFFICIENCY
+    answer: str
+    perplexity: float
+    grounded: bool | None = None
+    reason: str | None = None
+    reused: bool = False
+
+    @classmethod
+    def of(cls, result: Sufficiency, **more: Any) -> Read:
+        return cls(result.answer, result.perplexity, **more)
+
+    def to_dict(self) -> dict[str, Any]:
+        return (
+            {"answer": self.answer, "perplexity": recorded(self.perplexity)}
+            | ({"grounded": self.grounded} if self.grounded is not None else {})
+            | ({"reason": self.reason} if self.reason else {})
+            | ({"reused": True} if self.reused else {})
+        )
+
+
+@dataclass(frozen=True)
+class Decided:
+    kind: ClassVar[StepKind] = StepKind.ANALYZE_DECIDE
+    decision: str
+    reason: str | None = None
+    confidence: float | None = None  # the corpus's fitted model's, where it decided
+
+    def to_dict(self) -> dict[str, Any]:
+        return (
+            ({"reason": self.reason} if self.reason else {})
+            | ({"confidence": self.confidence} if self.confidence is not None else {})
+            | {"decision": self.decision}
+        )
+
+
+@dataclass(frozen=True)
+class Enriched:
+    kind: ClassVar[StepKind] = StepKind.ENRICH_GRAPH
+    result: EnrichResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.result.record()
+
+
+@dataclass(frozen=True)
+class Queued:
+    """QueueEnrichment: the round an unsure answer would have waited for, queued to run after it."""
+
+    kind: ClassVar[StepKind] = StepKind.QUEUE_ENRICHMENT
+    job: EnrichmentJob
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"job": self.job.id, "question": self.job.question, "candidates": len(self.job.candidates), "state": self.job.state}
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """Recall: a learned fact found for a (sub-)question before any search, and whether it was taken as
+    learned (no reader call), read again from its passage, or not used (its passage no longer says it)."""
+
+    kind: ClassVar[StepKind] = StepKind.RECALL
+    recall: Recall
+    use: str  # answered | read | gone (its passage was removed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"use": self.use} | self.recall.record()
+
+
+@dataclass(frozen=True)
+class Learned:
+    """Learn: the facts an answer's grounded reads teach, queued as one job or committed as one partition."""
+
+    kind: ClassVar[StepKind] = StepKind.LEARN
+    facts: tuple[Edge, ...]
+    job: str | None = None
+    partition: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        facts = [{"subject": f.subject, "question": f.relation, "answer": f.object, "chunk_id": f.chunk_id} for f in self.facts]
+        return {"facts": facts, "job": self.job, "partition": self.partition}
+
+
+@dataclass(frozen=True)
+class HopAnswered:
+    kind: ClassVar[StepKind] = StepKind.HOP
+    hop: Hop
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.hop.record()
+
+
+@dataclass(frozen=True)
+class Routed:
+    """Route: whether the question gets a Plan call, and the cue that decided it."""
+
+    kind: ClassVar[StepKind] = StepKind.ROUTE
+    decision: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decision": self.decision, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Bridged:
+    kind: ClassVar[StepKind] = StepKind.BRIDGE
+    split: BridgeSplit
+    whole_answer: str
+    hop_answer: str
+    goes_on: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.split.record() | {"whole_answer": self.whole_answer, "hop_answer": self.hop_answer, "goes_on": self.goes_on}
+
+
+@dataclass(frozen=True)
+class ComparedSides:
+    kind: ClassVar[StepKind] = StepKind.COMPARE
+    compared: Compared
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.compared.record()
+
+
+@dataclass(frozen=True)
+class Confident:
+    kind: ClassVar[StepKind] = StepKind.CONFIDENCE
+    confidence: float
+    sure_above: float
+    features: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"confidence": self.confidence, "sure_above": self.sure_above, "features": dict(self.features)}
+
+
+@dataclass(frozen=True)
+class Received:
+    """A step as a server sent it: its outputs as they came (no typed fields to read)."""
+
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+StepRecord = (
+    QueryAnalyzed
+    | Routed
+    | Planned
+    | Ranked
+    | ContextBuilt
+    | Read
+    | Decided
+    | Enriched
+    | Queued
+    | Recalled
+    | Learned
+    | HopAnswered
+    | Bridged
+    | ComparedSides
+    | Confident
+    | Received
+)
+
 
 R = TypeVar("R")
-_READER_TOOLS = (Tool.PLAN, Tool.CHECK_SUFFICIENCY, Tool.COMPARE)
+_READER_STEPS = (StepKind.PLAN, StepKind.CHECK_SUFFICIENCY, StepKind.COMPARE)
 
 
 class QueryStopped(EnrichRagError):
-    """A question given up between two tools: over its time limit, or its client went away. Carries
+    """A question given up between two steps: over its time limit, or its client went away. Carries
     the steps run so far (what they cost tells the server how to plan the next question)."""
 
     def __init__(self, message: str, trace: Trace | None = None):
@@ -53,9 +324,9 @@ class ReaderBudget:
 
 @dataclass
 class Step:
-    tool: Tool | str
+    kind: StepKind | str  # sent as `tool` on the wire: the API's field name since the first release
     inputs: dict[str, Any]
-    record: StepRecord | None = None  # set by the orchestrator once the tool returns
+    record: StepRecord | None = None  # set by the orchestrator once the step returns
     seconds: float = 0.0
 
     @property
@@ -64,7 +335,7 @@ class Step:
         return self.record.to_dict() if self.record is not None else {}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": str(self.tool), "inputs": self.inputs, "outputs": self.outputs, "seconds": self.seconds}
+        return {"tool": str(self.kind), "inputs": self.inputs, "outputs": self.outputs, "seconds": self.seconds}
 
     def summary(self) -> str:
         """The few outputs a person follows the question by (the CLI's table, the stream's step lines)."""
@@ -77,7 +348,7 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     partitions_written: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    # Asked before every tool; a reason stops the question there (tools themselves are never cut
+    # Asked before every step; a reason stops the question there (steps themselves are never cut
     # in half, so an enrichment commit always finishes).
     should_stop: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
     # Told of each step as it finishes (a stream's step events).
@@ -86,13 +357,13 @@ class Trace:
     budget: ReaderBudget | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
-    def step(self, tool: Tool, **inputs: Any) -> Iterator[Step]:
+    def step(self, kind: StepKind, **inputs: Any) -> Iterator[Step]:
         reason = self.should_stop() if self.should_stop else None
         if reason:
-            raise QueryStopped(f"stopped before {tool}: {reason}", self)
-        if tool in _READER_TOOLS and self.budget is not None and (spent := self.budget.spent(self)):
+            raise QueryStopped(f"stopped before {kind}: {reason}", self)
+        if kind in _READER_STEPS and self.budget is not None and (spent := self.budget.spent(self)):
             raise BudgetSpent(spent)
-        step = Step(tool, inputs)
+        step = Step(kind, inputs)
         start = time.perf_counter()
         finished = False
         try:
@@ -104,8 +375,8 @@ class Trace:
             if finished and self.on_step is not None:  # a step that raised is the stream's error, not a step done
                 self.on_step(step)
 
-    def tools(self) -> list[str]:
-        return [str(s.tool) for s in self.steps]
+    def step_names(self) -> list[str]:
+        return [str(s.kind) for s in self.steps]
 
     def records(self, kind: type[R]) -> list[R]:
         """Every record of one kind, in the order the loop made them."""
@@ -118,19 +389,19 @@ class Trace:
     def reader_calls(self) -> int:
         """Calls of the reader while answering (a read of a context read before calls nothing; an
         enrichment's extraction calls are its job's, not counted here)."""
-        return sum(s.tool in _READER_TOOLS for s in self.steps) - sum(r.reused for r in self.records(Read))
+        return sum(s.kind in _READER_STEPS for s in self.steps) - sum(r.reused for r in self.records(Read))
 
     def reader_seconds(self) -> float:
         """Seconds spent in the steps that call the reader."""
-        return sum(s.seconds for s in self.steps if s.tool in _READER_TOOLS)
+        return sum(s.seconds for s in self.steps if s.kind in _READER_STEPS)
 
     def enrichment_seconds(self) -> float | None:
         """What enriching cost this question: the first EnrichGraph and every step after it (the
         retried round that reads it). None when the question never enriched."""
-        tools = self.tools()
-        if Tool.ENRICH_GRAPH not in tools:
+        names = self.step_names()
+        if StepKind.ENRICH_GRAPH not in names:
             return None
-        return round(sum(s.seconds for s in self.steps[tools.index(Tool.ENRICH_GRAPH) :]), 4)
+        return round(sum(s.seconds for s in self.steps[names.index(StepKind.ENRICH_GRAPH) :]), 4)
 
     def reads(self) -> list[dict[str, Any]]:
         """Every hypothetical answer the loop read, with its enrichment round and perplexity: what a rule
@@ -172,7 +443,7 @@ class Trace:
         return json.dumps(self.to_dict(), indent=2, default=str)
 
     def summary_rows(self) -> list[tuple[str, str, str]]:
-        return [(s.tool, f"{s.seconds:.2f}s", s.summary()) for s in self.steps]
+        return [(s.kind, f"{s.seconds:.2f}s", s.summary()) for s in self.steps]
 
 
 _SUMMARY_KEYS = {

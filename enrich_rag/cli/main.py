@@ -215,7 +215,8 @@ def query(
 
     When `enrich-rag serve` runs over the same data, the question goes to it (models already loaded)."""
 
-    from enrich_rag.agent.answer import Answer, validate_question
+    from enrich_rag.agent.answer import Answer
+    from enrich_rag.evidence.query_analysis import validate_question
     from enrich_rag.serve import client
 
     cfg = _config(params, config)

@@ -16,9 +16,7 @@ from typing import Any
 from enrich_rag.agent.answer import NOW, Answer
 from enrich_rag.agent.confidence import confidence_summary
 from enrich_rag.agent.plan import Plan
-from enrich_rag.agent.records import ContextBuilt, Enriched, Planned, Ranked, Read
-from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.trace import Trace
+from enrich_rag.agent.trace import ContextBuilt, Enriched, Planned, Ranked, Read, Trace
 from enrich_rag.api import EnrichRAG
 from enrich_rag.errors import ConfigError
 from enrich_rag.eval.datasets import QAItem
@@ -28,6 +26,7 @@ from enrich_rag.index.embeddings import search
 from enrich_rag.llm.base import LLM, Generation, TokenCount
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.reader import read
+from enrich_rag.resources import Resources
 from enrich_rag.storage.passages import PassageStore
 
 RETRIEVED = 10  # passages kept per question for recall@k / precision@k up to k = 10
@@ -205,7 +204,7 @@ def prediction_of(answer: Answer, passages: PassageStore) -> Prediction:
     summary = (
         confidence_summary(answer.perplexity, trace, answer.chain)
         | {
-            "tools": trace.tools(),
+            "tools": trace.step_names(),
             "sure": answer.sure,
             "confidence": answer.confidence,
             "chunk_ids": [c.chunk_id for c in answer.citations],

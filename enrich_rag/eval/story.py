@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from enrich_rag.agent.answer import NOW, Answer
-from enrich_rag.agent.records import Enriched
+from enrich_rag.agent.trace import Enriched
 from enrich_rag.api import EnrichRAG
 from enrich_rag.config import Config
 from enrich_rag.errors import InputDataError

@@ -48,7 +48,7 @@ class Walk:
 @dataclass
 class GraphRanking:
     """One round's walk: PageRank's passages, and the neighbourhood it walked, which the evidence tree
-    (agent/enrich_context.py) is cut from without reading the graph again."""
+    (evidence/enrich_context.py) is cut from without reading the graph again."""
 
     passages: list[Passage]  # best first, `score` = PageRank mass relative to the first
     reset: dict[str, float] = field(default_factory=dict)  # node or chunk id -> reset weight

@@ -11,12 +11,25 @@ import re
 from collections.abc import Iterator
 
 from enrich_rag.storage.passages import Passage
+from enrich_rag.storage.schema import Edge
 from enrich_rag.text import content_words, split_sentences
+
+# What the reader is shown: whole passages, and the evidence tree's facts as one-line facts.
+Evidence = Passage | Edge
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # A unit of its own: a list item (with the lines it wraps onto), a table row, an option or a field line.
 _ITEM = re.compile(r"^\s*([-*+•]\s|\d+[.)]\s|\|)")
 _CODE = re.compile(r"^(\s{4,}|\t|\$ )")
+
+
+def evidence_text(source: Evidence) -> str:
+    return source.content if isinstance(source, Passage) else source.evidence
+
+
+def reading_line(source: Evidence) -> str:
+    """How the reader sees it: a passage whole (title: text), a fact as one short line."""
+    return source.content if isinstance(source, Passage) else f"Fact: {source.subject} | {source.relation} | {source.object}"
 
 
 def lines_of(text: str) -> Iterator[str]:

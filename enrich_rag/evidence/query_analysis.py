@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from enrich_rag.errors import EnrichRagError
 from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.ids import node_id
 from enrich_rag.text import STOPWORDS, content_words
 
+MAX_QUESTION_CHARS = 2000
 SINGLE_HOP, BRIDGE, COMPARISON = "single_hop", "bridge", "comparison"
 SKIP_LABELS = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "TIME"}
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -43,6 +45,24 @@ class QueryAnalysis:
 
     def to_dict(self) -> dict:
         return {"entities": list(self.entities), "kind": self.kind, "hint": self.hint, "parts": list(self.parts)}
+
+
+class QueryError(EnrichRagError):
+    pass
+
+
+def validate_question(question: str) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise QueryError("question is empty")
+    if "\x00" in question:
+        raise QueryError("question contains binary data (NUL bytes)")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes reach Python as lone surrogates (argv, files read with errors)
+        raise QueryError("question is not valid UTF-8 text") from None
+    if len(question) > MAX_QUESTION_CHARS:
+        raise QueryError(f"question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+    return " ".join(question.split())
 
 
 def _proper_spans(doc) -> list[str]:

@@ -7,7 +7,7 @@
 
 A passage is *about* an entity when the entity appears in its title or lead sentence; that, not a
 passing mention, is what a second hop needs. With `evidence.selection: pcst` this choice is a prize of
-the evidence tree (agent/enrich_context.py), not the reader's context itself.
+the evidence tree (evidence/enrich_context.py), not the reader's context itself.
 """
 
 from __future__ import annotations

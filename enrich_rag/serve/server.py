@@ -17,9 +17,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from enrich_rag.agent.records import QueryAnalyzed
 from enrich_rag.agent.stream import Hooks, OnStep, answer_event, error_event, step_event
-from enrich_rag.agent.trace import QueryStopped, Step
+from enrich_rag.agent.trace import QueryAnalyzed, QueryStopped, Step
 from enrich_rag.api import EnrichRAG, Settings
 from enrich_rag.config import Config
 from enrich_rag.errors import EnrichRagError

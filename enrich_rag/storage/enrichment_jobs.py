@@ -34,7 +34,7 @@ ENRICH, LEARN = "enrich", "learn"  # an EnrichGraph round; an answer's grounded 
 @dataclass(frozen=True)
 class EnrichmentJob:
     """What one EnrichGraph round needs, as the answer that queued it saw it (or, `learn`, the facts an
-    answer's grounded hops teach, written in one partition: agent/learned.py)."""
+    answer's grounded hops teach, written in one partition: evidence/learned_facts.py)."""
 
     id: str
     question: str

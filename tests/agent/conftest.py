@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from enrich_rag.agent.resources import Resources
+from enrich_rag.resources import Resources
 from enrich_rag.storage.workspace import writable_copy
 from tests.conftest import make_agent
 from tests.scripted_llm import ScriptedLLM
@@ -53,4 +53,4 @@ def loop_agent(config, tmp_path, spacy_extractor, script, selection=None, **agen
 
 
 def step_outputs(answer, tool):
-    return [s.outputs for s in answer.trace.steps if s.tool == tool]
+    return [s.outputs for s in answer.trace.steps if s.kind == tool]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.answer import QueryError
-from enrich_rag.agent.resources import Resources
+from enrich_rag.evidence.query_analysis import QueryError
 from enrich_rag.index.graph_index import search_graph
+from enrich_rag.resources import Resources
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions
 from tests.conftest import make_agent
@@ -33,18 +33,18 @@ def test_loop_enriches_persists_and_retries_with_the_missing_fact(gap_config, em
     config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, ppl_threshold=1.0, max_enrich_rounds=1))
     agent = make_agent(_resources(config, embedded_llm, spacy_extractor))
     answer = agent.answer(QUESTION, enrich="now")
-    tools = answer.trace.tools()
+    tools = answer.trace.step_names()
     assert {"EnrichContext", "CheckSufficiency", "AnalyzeDecide", "EnrichGraph"} <= set(tools)
     (partition, *learned) = answer.trace.partitions_written  # the round's, then what the answer's grounded read taught
     assert partition.startswith("enrich-") and partition in committed_partitions(Path(config.paths.graph))
     assert all(p.startswith("learned-") for p in learned) and len(learned) <= 1
 
-    enrich_step = next(s for s in answer.trace.steps if s.tool == "EnrichGraph")
+    enrich_step = next(s for s in answer.trace.steps if s.kind == "EnrichGraph")
     assert any(c.startswith("nolan::") for c in enrich_step.outputs["new_chunks"])
     assert enrich_step.outputs["indexed"] > 0 and any(cmd.startswith("dvc add") for cmd in enrich_step.outputs["dvc"])
     assert Path(config.paths.graph, "nodes", f"partition={partition}.dvc").is_file()
 
-    retried = [s for s in answer.trace.steps if s.tool == "EnrichContext" and s.inputs["round"] == 1]
+    retried = [s for s in answer.trace.steps if s.kind == "EnrichContext" and s.inputs["round"] == 1]
     assert retried and any(c.startswith("nolan::") for c in retried[0].outputs["chunk_ids"])
     assert any("born in London" in c.evidence for c in answer.citations)
     assert "London" in answer.answer
@@ -58,7 +58,7 @@ def test_enrichment_persists_for_a_related_question_without_reextraction(gap_con
     again = enrich_graph("Which university did Christopher Nolan study at?", resources, limit_chunks=4)
     assert "nolan::c0" not in again.new_chunks  # already covered by the graph
     answer = make_agent(resources).answer("Where was Christopher Nolan born?", enrich=False)
-    assert not [s for s in answer.trace.steps if s.tool == "EnrichGraph"]
+    assert not [s for s in answer.trace.steps if s.kind == "EnrichGraph"]
     assert any("born in London" in c.evidence for c in answer.citations)
 
 

@@ -3,7 +3,7 @@ questions are kept whole. Questions of our own making, in the shapes a user's co
 
 import pytest
 
-from enrich_rag.agent.descriptions import bridge_split
+from enrich_rag.agent.plan import bridge_split
 
 SPLIT = [
     # an of-phrase, with the clause that names nothing (a parse of "born" onto the noun) left out

@@ -4,8 +4,8 @@ read the loop keeps, which a real model cannot be made to answer on demand."""
 
 from __future__ import annotations
 
-from enrich_rag.agent.quote import quote
 from enrich_rag.evidence.lines import lines_of, near_question
+from enrich_rag.evidence.quote import quote
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
 from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
@@ -16,7 +16,7 @@ ASKED = "Where was Christopher Nolan born?"
 def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spacy_extractor):
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3)
     answer = agent.answer(ASKED, enrich=False)
-    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.trace.step_names() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     context = step_outputs(answer, "EnrichContext")[0]
     assert context["selection"] == {"read": "search", "k": 5}  # titled passages: `agent.first_read_passages`
     assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 5)]  # what `EnrichRAG.search` returns
@@ -31,9 +31,9 @@ def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(wor
     # "Paris" is in no passage: the tree's rounds read next, and their stated answer is kept
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3)
     answer = agent.answer(ASKED, enrich=False)
-    assert answer.trace.tools()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
-    assert answer.trace.tools().count("CheckSufficiency") >= 2
-    assert answer.trace.tools().count("GraphRank") == 1  # the tree's round reuses the first read's search and ranking
+    assert answer.trace.step_names()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
+    assert answer.trace.step_names().count("CheckSufficiency") >= 2
+    assert answer.trace.step_names().count("GraphRank") == 1  # the tree's round reuses the first read's search and ranking
     assert answer.answer == "London" and answer.quote is not None
 
 
@@ -90,7 +90,7 @@ def test_read_first_a_stated_first_read_needs_no_plan_and_no_bridge_check(world,
     options = {"hops": True, "plan_when": "unsure", "first_read": 3, "bridge_check": True}
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 4.0)], **options)
     answer = agent.answer("Who is the director of Inception?", enrich=False)
-    assert "Plan" not in answer.trace.tools() and "Bridge" not in answer.trace.tools()
+    assert "Plan" not in answer.trace.step_names() and "Bridge" not in answer.trace.step_names()
     assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan" and answer.quote is not None
 
 
@@ -99,7 +99,7 @@ def test_read_first_an_unstated_first_read_is_planned(world, tmp_path, spacy_ext
     script = [("Paris", 1.1), ("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
     answer = agent.answer(QUESTION, enrich=False)
-    tools = answer.trace.tools()
+    tools = answer.trace.step_names()
     assert tools.index("Plan") > tools.index("CheckSufficiency")  # read first, planned after
     assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
 

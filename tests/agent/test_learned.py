@@ -1,4 +1,4 @@
-"""Learned facts (agent/learned.py) over the real small graph: a grounded answer's hops are written as
+"""Learned facts (evidence/learned_facts.py) over the real small graph: a grounded answer's hops are written as
 facts in a `learned-` partition (DuckDB, txtai, DVC real), a later question asking the same is answered
 from them without a reader call, a similar one reads the cited passage first, and a fact can be
 forgotten and brought back. The reader is scripted (tests/scripted_llm.py): these are the loop's
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from enrich_rag.agent.learned import LEARNED, learned_record, learned_rows, recall
-from enrich_rag.agent.learning import similar_facts
+from enrich_rag.agent.memory import similar_facts
 from enrich_rag.errors import StorageError
+from enrich_rag.evidence.learned_facts import LEARNED, learned_record, learned_rows, recall
 from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.passages import Passage
 from tests.agent.conftest import CHAIN, QUESTION, loop_agent, step_outputs
@@ -124,7 +124,7 @@ def test_a_forgotten_fact_is_not_recalled_and_its_rollback_brings_it_back(world,
 def test_a_question_naming_no_entity_or_a_fragment_learns_nothing():
     """No parser finds an entity in "Who directed the film about a thief?": no fact is learned about a
     piece of the question's text, nor about a fragment a parser cut at a bracket or a slash."""
-    from enrich_rag.agent.learned import is_name, learned_fact
+    from enrich_rag.evidence.learned_facts import is_name, learned_fact
 
     passage = Passage("inception::c0", "inception", "Inception", "Christopher Nolan directed Inception, a film about a thief.")
     assert learned_fact("Who directed the film about a thief?", "Christopher Nolan", 1.02, [passage], [], "qwen") is None
@@ -136,7 +136,7 @@ def test_a_question_naming_no_entity_or_a_fragment_learns_nothing():
 def test_a_question_asked_again_in_other_words_finds_its_learned_fact(world, tmp_path, spacy_extractor):
     """The same question asked in other case and punctuation is the same question, found by DuckDB; a
     rewording that asks the same is found through the graph index."""
-    from enrich_rag.agent.learned import learned_fact
+    from enrich_rag.evidence.learned_facts import learned_fact
 
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("unused", 1.0)], learn=True)
     (passage,) = resources.passages.by_ids(["inception::c0"])

@@ -160,8 +160,8 @@ def test_warm_prompts_caches_the_plan_and_read_heads_so_a_first_question_compute
     """A server (and the demo) warms the prompts before its first question: the plan's and the read's rules
     and examples come from llama.cpp's prompt cache after that, not only after a question has paid for them."""
     from enrich_rag.agent.plan import make_plan
-    from enrich_rag.agent.resources import Resources
     from enrich_rag.llm.factory import make_llm
+    from enrich_rag.resources import Resources
 
     fresh = make_llm(llamacpp_config(model="gemma-270m"))  # its own: the shared one's cache holds other tests' prompts
     resources = Resources(gap_config, llm=fresh, extractor=spacy_extractor)

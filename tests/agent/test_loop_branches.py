@@ -13,10 +13,6 @@ from pathlib import Path
 import pytest
 
 from enrich_rag.agent import one_read
-from enrich_rag.agent.answer import QueryError
-from enrich_rag.agent.citations import PassageCitation
-from enrich_rag.agent.records import Ranked
-from enrich_rag.agent.resources import Resources
 from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
@@ -27,8 +23,12 @@ from enrich_rag.agent.sufficiency import (
     analyze_decide,
     check_sufficiency,
     converged,
-    evidence_text,
 )
+from enrich_rag.agent.trace import Ranked
+from enrich_rag.evidence.citations import PassageCitation
+from enrich_rag.evidence.lines import evidence_text
+from enrich_rag.evidence.query_analysis import QueryError
+from enrich_rag.resources import Resources
 from enrich_rag.storage.partitions import committed_partitions
 from enrich_rag.storage.passages import Passage
 from enrich_rag.storage.schema import Edge
@@ -56,7 +56,7 @@ def _surface_one(monkeypatch):
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)])
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
+    assert answer.trace.step_names() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     assert step_outputs(answer, "CheckSufficiency")[0]["reason"] == UNDER_THRESHOLD
     assert step_outputs(answer, "AnalyzeDecide")[0]["decision"] == ANSWER
     assert answer.sure and answer.answer == "London" and answer.citations
@@ -71,7 +71,7 @@ def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extr
     assert [c.get("reason") for c in checks] == [None, CONVERGED]  # 10 -> 9.9: a gain of 1%, under min_gain
     decide = step_outputs(answer, "AnalyzeDecide")[0]
     assert decide == {"reason": "enrichment disabled", "decision": ANSWER_UNSURE}
-    assert not answer.sure and "EnrichGraph" not in answer.trace.tools()
+    assert not answer.sure and "EnrichGraph" not in answer.trace.step_names()
 
 
 def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path, spacy_extractor):
@@ -103,7 +103,7 @@ def test_enrichment_writes_a_partition_and_the_retry_reads_it(world, tmp_path, s
         world, tmp_path, spacy_extractor, [("Paris", 20.0), ("London", 1.1)], max_enrich_rounds=1, max_iterations=1
     )
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == [
+    assert answer.trace.step_names() == [
         "AnalyzeQuery",
         "GraphRank",
         "EnrichContext",
@@ -145,7 +145,7 @@ def test_a_retried_round_that_reads_what_was_read_before_does_not_ask_the_reader
 
 
 def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_before():
-    from enrich_rag.agent.state import SearchRound
+    from enrich_rag.agent.steps import SearchRound
     from enrich_rag.evidence.graph_rank import GraphRanking
 
     p = {i: Passage(f"d{i}::c0", f"d{i}", f"Title {i}", f"text {i}") for i in range(9)}
@@ -173,7 +173,7 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
     monkeypatch.setattr(one_read, "_surfaced", surfaced)
     answer = agent.answer(QUESTION)
     *_, best_before, retried = step_outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
-    assert "EnrichGraph" in answer.trace.tools()
+    assert "EnrichGraph" in answer.trace.step_names()
     assert lifted and retried["surfaced"] == [lifted[0].id]
     assert retried["chunk_ids"] == [*best_before["chunk_ids"], lifted[0].id]  # the prompt extends what was read
     assert answer.answer == "London" and lifted[0].id in [c.chunk_id for c in answer.citations]
@@ -205,7 +205,7 @@ def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spa
         "reason": "no time left to enrich within the request's limit",
         "decision": ANSWER_UNSURE,
     }
-    assert "EnrichGraph" not in answer.trace.tools() and not answer.sure and answer.answer == "Paris"
+    assert "EnrichGraph" not in answer.trace.step_names() and not answer.sure and answer.answer == "Paris"
 
 
 def test_check_sufficiency_reads_passages_and_facts_alike():
@@ -234,14 +234,14 @@ def test_a_sure_answer_still_enriches_a_gap_the_graph_can_see(world, tmp_path, s
     top passages hold that unread chunk enriches once, and the round's better answer is kept."""
     _surface_one(monkeypatch)
     plain, _ = loop_agent(world, tmp_path / "plain", spacy_extractor, [("London", 1.2)])
-    assert "EnrichGraph" not in plain.answer(QUESTION).trace.tools()
+    assert "EnrichGraph" not in plain.answer(QUESTION).trace.step_names()
     agent, resources = loop_agent(
         world, tmp_path / "gaps", spacy_extractor, [("Paris", 1.3), ("London", 1.1)], enrich_on_gaps=True, max_enrich_rounds=1
     )
     answer = agent.answer(QUESTION)
     decide = step_outputs(answer, "AnalyzeDecide")
     assert decide[0]["decision"] == "enrich" and "unextracted passages" in decide[0]["reason"]
-    assert "EnrichGraph" in answer.trace.tools() and answer.trace.partitions_written
+    assert "EnrichGraph" in answer.trace.step_names() and answer.trace.partitions_written
     assert answer.answer == "London"  # the enriched round reads better
     assert "nolan::c0" in resources.store.covered_chunks(["nolan::c0"])
 
@@ -424,7 +424,7 @@ def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(wor
     cited = {c.chunk_id for c in answer.citations}
     drawn = {n["chunk_id"] for n in answer.subgraph["nodes"] if n["kind"] == "passage"}
     assert set(first["chunk_ids"]) | set(second["chunk_ids"]) <= cited and cited <= drawn
-    assert [s.tool for s in answer.trace.steps].count("GraphRank") == 2  # one search (and neighbourhood read) per hop
+    assert [s.kind for s in answer.trace.steps].count("GraphRank") == 2  # one search (and neighbourhood read) per hop
 
 
 @pytest.mark.parametrize("reading", ["alone", "growing"])
@@ -492,7 +492,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     assert decide == [{"reason": "hop 1: no passage it read states its answer", "decision": "enrich"}]
     enriched = step_outputs(answer, "EnrichGraph")[0]
     assert "nolan::c0" in enriched["new_chunks"] and enriched["partition"] in committed_partitions(Path(resources.config.paths.graph))
-    assert answer.trace.tools().count("EnrichGraph") == 1 and answer.trace.partitions_written == [enriched["partition"]]
+    assert answer.trace.step_names().count("EnrichGraph") == 1 and answer.trace.partitions_written == [enriched["partition"]]
     first, second = answer.chain
     assert first["answer"] == "Christopher Nolan" and first["grounded"] and "nolan::c0" in first["chunk_ids"]
     assert second["question"] == "Where was Christopher Nolan born?" and second["answer"] == "London" and second["grounded"]
@@ -500,7 +500,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
 
     unenriched, _ = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     kept = unenriched.answer(QUESTION, enrich=False)
-    assert "EnrichGraph" not in kept.trace.tools() and not kept.chain[0]["grounded"] and not kept.sure
+    assert "EnrichGraph" not in kept.trace.step_names() and not kept.chain[0]["grounded"] and not kept.sure
 
 
 def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy_extractor):
@@ -525,15 +525,15 @@ def test_a_comparison_is_read_as_one_without_a_plan_call(world, tmp_path, spacy_
     question = "Who was born first, Christopher Nolan or Leonardo DiCaprio?"
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.01)], hops=True)
     answer = agent.answer(question, enrich=False)
-    assert "Plan" not in answer.trace.tools() and step_outputs(answer, "Route") == [{"decision": "whole", "reason": "comparison"}]
+    assert "Plan" not in answer.trace.step_names() and step_outputs(answer, "Route") == [{"decision": "whole", "reason": "comparison"}]
     assert not answer.chain and answer.answer == "Christopher Nolan"
-    assert len(resources.llm.prompts) == 3 and "Compare" in answer.trace.tools()  # one read, then a date a side
+    assert len(resources.llm.prompts) == 3 and "Compare" in answer.trace.step_names()  # one read, then a date a side
 
     plan = '{"hops": ["When was Christopher Nolan born?", "When was Leonardo DiCaprio born?"]}'
     script = [(plan, 2.0), ("1970", 1.1), ("1974", 1.1), ("Christopher Nolan", 1.01)]
     planned, _ = loop_agent(world, tmp_path / "hops", spacy_extractor, script, hops=True, compare_in_one_read=False)
     answer = planned.answer(question, enrich=False)
-    assert "Plan" in answer.trace.tools() and "Route" not in answer.trace.tools() and len(answer.chain) == 2
+    assert "Plan" in answer.trace.step_names() and "Route" not in answer.trace.step_names() and len(answer.chain) == 2
 
 
 def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp_path, spacy_extractor):
@@ -559,7 +559,7 @@ def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tm
         "kind": "single",
         "note": "hop 1 asks about nothing the question names",
     }
-    assert answer.chain == [] and answer.answer == "London" and "Hop" not in answer.trace.tools()
+    assert answer.chain == [] and answer.answer == "London" and "Hop" not in answer.trace.step_names()
 
 
 def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_path, spacy_extractor):
@@ -579,7 +579,7 @@ def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_pat
     answer = agent.answer(QUESTION)
     expected = 1.0 - 1.0 / (1.0 + math.exp(-2.0 * math.log(1.2)))
     assert answer.confidence == pytest.approx(expected, abs=1e-3) and answer.answer == "London"
-    assert answer.trace.tools()[-1] == "Confidence" and step_outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
+    assert answer.trace.step_names()[-1] == "Confidence" and step_outputs(answer, "Confidence")[0]["confidence"] == answer.confidence
     assert not answer.sure and answer.to_dict()["confidence"] == answer.confidence
 
     lenient, _ = loop_agent(config, tmp_path / "lenient", spacy_extractor, [("London", 1.2)], sure_confidence=0.4)
@@ -588,7 +588,7 @@ def test_the_loop_reads_the_confidence_model_fitted_on_its_corpus(world, tmp_pat
     write_model(root / CONFIDENCE_FILE, "another-reader", {"own": "results/own"}, "enrichrag_no_enrich", model)
     other, _ = loop_agent(config, tmp_path / "other", spacy_extractor, [("London", 1.2)])
     unfitted = other.answer(QUESTION)
-    assert unfitted.confidence is None and unfitted.sure and "Confidence" not in unfitted.trace.tools()
+    assert unfitted.confidence is None and unfitted.sure and "Confidence" not in unfitted.trace.step_names()
 
 
 KEPT_WHOLE = '{"hops": ["Where was the director of Inception born?"]}'
@@ -623,7 +623,7 @@ def test_a_whole_read_past_the_bridge_stands_and_the_check_can_be_turned_off(wor
 
     off, resources = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
     kept = off.answer(QUESTION, enrich=False)
-    assert kept.answer == "London" and "Bridge" not in kept.trace.tools() and len(resources.llm.prompts) == 2
+    assert kept.answer == "London" and "Bridge" not in kept.trace.step_names() and len(resources.llm.prompts) == 2
 
 
 def test_with_a_fitted_model_only_an_answer_it_is_unsure_of_is_enriched(world, tmp_path, spacy_extractor, monkeypatch):
@@ -645,15 +645,16 @@ def test_with_a_fitted_model_only_an_answer_it_is_unsure_of_is_enriched(world, t
     answer = unsure.answer(QUESTION)
     decide = step_outputs(answer, "AnalyzeDecide")[0]
     assert decide == {"reason": "confidence 0.41 under 0.5", "confidence": pytest.approx(0.4094, abs=1e-3), "decision": "enrich"}
-    assert answer.trace.tools().count("EnrichGraph") == 1 and resources.writer.verify() == []
+    assert answer.trace.step_names().count("EnrichGraph") == 1 and resources.writer.verify() == []
 
     sure, _ = loop_agent(config, tmp_path / "sure", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1, sure_confidence=0.4)
     kept = sure.answer(QUESTION)
-    assert step_outputs(kept, "AnalyzeDecide")[0]["decision"] == "answer" and "EnrichGraph" not in kept.trace.tools()
+    assert step_outputs(kept, "AnalyzeDecide")[0]["decision"] == "answer" and "EnrichGraph" not in kept.trace.step_names()
 
     unfitted, _ = loop_agent(world, tmp_path / "unfitted", spacy_extractor, script, max_iterations=1, max_enrich_rounds=1)
     by_perplexity = unfitted.answer(QUESTION)
-    assert step_outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"} and "EnrichGraph" not in by_perplexity.trace.tools()
+    assert step_outputs(by_perplexity, "AnalyzeDecide")[0] == {"decision": "answer"}
+    assert "EnrichGraph" not in by_perplexity.trace.step_names()
 
 
 def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, spacy_extractor):
@@ -663,7 +664,7 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
 
     from benchmarks.fit_confidence import row_features, write_model
     from enrich_rag.agent.confidence import CONFIDENCE_FILE, FEATURES, WrongAnswerModel
-    from enrich_rag.agent.records import Confident, ContextBuilt
+    from enrich_rag.agent.trace import Confident, ContextBuilt
     from enrich_rag.eval.datasets import QAItem
     from enrich_rag.eval.methods import prediction_of
     from enrich_rag.eval.runner import score_row
@@ -677,7 +678,7 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
     script = [("Paris", 3.0), ("London", 1.2)]
     agent, _ = loop_agent(config, tmp_path, spacy_extractor, script, max_iterations=2, max_enrich_rounds=1)
     answer = agent.answer(QUESTION)  # enriched, then read again: two rounds of reads
-    assert "EnrichGraph" in answer.trace.tools() and len(answer.trace.reads()) == 4
+    assert "EnrichGraph" in answer.trace.step_names() and len(answer.trace.reads()) == 4
     served = answer.trace.first(Confident)
     assert served is not None
 
@@ -693,8 +694,8 @@ def test_confidence_features_are_the_same_fitting_as_serving(world, tmp_path, sp
 
 def test_a_fact_citation_is_read_as_its_whole_chunk_by_the_confidence_features():
     """Fitting read a fact citation's chunk, serving once read its sentence alone: now both read the chunk."""
-    from enrich_rag.agent.citations import citations
     from enrich_rag.agent.confidence import features_of
+    from enrich_rag.evidence.citations import citations
 
     fact = Edge("Nolan", "directed", "Inception", "Nolan directed Inception.", "nolan::c0", "nolan", id="f1")
     chunks = {"nolan::c0": "Christopher Nolan: Nolan directed Inception. Nolan was born in London in 1970."}
@@ -740,12 +741,12 @@ def test_read_first_plans_only_when_the_whole_read_is_unsure(world, tmp_path, sp
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
     sure, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], **options)
     answer = sure.answer("Who directed Inception?", enrich=False)
-    assert "Plan" not in answer.trace.tools() and len(resources.llm.prompts) == 1
+    assert "Plan" not in answer.trace.step_names() and len(resources.llm.prompts) == 1
 
     script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
     unsure, resources = loop_agent(world, tmp_path / "unsure", spacy_extractor, script, **options)
     answer = unsure.answer(QUESTION, enrich=False)
-    tools = answer.trace.tools()
+    tools = answer.trace.step_names()
     assert tools.index("CheckSufficiency") < tools.index("Plan")  # read first, then planned
     assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
 
@@ -757,7 +758,7 @@ def test_read_first_keeps_the_whole_read_when_the_chain_does_not_ground(world, t
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
     answer = agent.answer(QUESTION, enrich=False)
-    assert "Plan" in answer.trace.tools() and len(step_outputs(answer, "Hop")) == 2
+    assert "Plan" in answer.trace.step_names() and len(step_outputs(answer, "Hop")) == 2
     assert answer.answer == "Paris" and answer.chain == [] and not answer.sure
 
 
@@ -768,7 +769,14 @@ def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_
     script = [("Paris", 20.0)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, max_enrich_rounds=1, max_iterations=1, enrich_when="background")
     answer = agent.answer(QUESTION)
-    assert answer.trace.tools() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide", "QueueEnrichment"]
+    assert answer.trace.step_names() == [
+        "AnalyzeQuery",
+        "GraphRank",
+        "EnrichContext",
+        "CheckSufficiency",
+        "AnalyzeDecide",
+        "QueueEnrichment",
+    ]
     assert answer.trace.partitions_written == [] and committed_partitions(Path(resources.config.paths.graph)) == ["seed"]
     (job,) = resources.jobs.jobs("pending")
     assert answer.queued == [job.id] and answer.to_dict()["queued"] == [job.id] and job.question == QUESTION
@@ -808,17 +816,16 @@ def test_a_spent_reader_budget_answers_with_the_best_read_of_the_question_so_far
 
 
 def test_a_reader_seconds_budget_stops_the_reading_too():
-    from enrich_rag.agent.records import Tool
-    from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, Trace
+    from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, StepKind, Trace
 
     trace = Trace("q", budget=ReaderBudget(calls=10, seconds=0.5))
-    with trace.step(Tool.CHECK_SUFFICIENCY):
+    with trace.step(StepKind.CHECK_SUFFICIENCY):
         pass
     trace.steps[-1].seconds = 0.6  # as if the reader had taken that long
-    with trace.step(Tool.GRAPH_RANK):  # a step that calls no reader is not stopped
+    with trace.step(StepKind.GRAPH_RANK):  # a step that calls no reader is not stopped
         pass
     with pytest.raises(BudgetSpent, match="0.6 of 0.5 reader seconds spent"):
-        with trace.step(Tool.CHECK_SUFFICIENCY):
+        with trace.step(StepKind.CHECK_SUFFICIENCY):
             pass
 
 

@@ -1,6 +1,6 @@
 import networkx as nx
 
-from enrich_rag.agent.pcst import solve_pcst
+from enrich_rag.evidence.pcst import solve_pcst
 
 
 def test_path_with_prized_ends_returns_the_whole_path():
@@ -64,7 +64,7 @@ def test_trimming_drops_the_leaf_worth_least_not_the_one_under_the_poorest_inner
     """Over budget (four passages, three allowed): leaf passage 3 (prize 500) hangs off entity 2, an inner
     node without a prize; leaf passage 4 is worth 2. The trim drops 4: a leaf is worth its own prize, not
     its inner end's (read that way, 3 counted as 0 and went)."""
-    from enrich_rag.agent.pcst import PCSTResult, _trim
+    from enrich_rag.evidence.pcst import PCSTResult, _trim
 
     edges = [(0, 1), (1, 2), (2, 3), (0, 4), (0, 5)]
     prizes = [0.0, 0.1, 0.0, 500.0, 2.0, 1000.0]
@@ -80,8 +80,8 @@ def test_trimming_drops_the_leaf_worth_least_not_the_one_under_the_poorest_inner
 def test_a_pages_further_chunks_are_prized_below_another_page():
     """One page's continuation hangs off its entity almost for free; at full prize a wider budget would
     read it before the other page a comparison needs."""
-    from enrich_rag.agent.enrich_context import SAME_PAGE_SHARE, entity_scores, passage_prizes
     from enrich_rag.config import EvidenceConfig
+    from enrich_rag.evidence.enrich_context import SAME_PAGE_SHARE, entity_scores, passage_prizes
     from enrich_rag.storage.passages import Passage
 
     text = "Song of the Eagle is a 1933 film directed by Ralph Murphy."

@@ -63,8 +63,8 @@ def bridge_config(small_config, spacy_extractor, tmp_path):
 
 
 def _rank(config, nlp, keep_open=False):
-    from enrich_rag.agent.resources import Resources
     from enrich_rag.evidence.query_analysis import analyze_query
+    from enrich_rag.resources import Resources
 
     resources = Resources(config)
     analysis = analyze_query(QUESTION, nlp, resources.store)
@@ -135,7 +135,7 @@ def test_personalized_pagerank_keeps_mass_and_follows_links():
 def test_the_evidence_tree_reads_both_hops_and_draws_exactly_what_it_read(bridge_config, nlp):
     """The PCST tree over PageRank's neighbourhood: from the film's page, through the director it names,
     to his own page, which says where he was born; in that order, and drawn as read."""
-    from enrich_rag.agent.enrich_context import enrich_context, passage_node
+    from enrich_rag.evidence.enrich_context import enrich_context, passage_node
     from enrich_rag.storage.ids import node_id
 
     ranking, analysis, resources = _rank(bridge_config, nlp, keep_open=True)
@@ -195,7 +195,7 @@ def test_personalized_pagerank_agrees_with_networkx(seed):
 def test_entity_first_choice_joins_the_question_and_is_the_first_context(bridge_config, nlp):
     """Entity-first's passages reach the tree from the question itself, so a second hop the seed never
     linked does not need another passage as a relay that would take the budget's place."""
-    from enrich_rag.agent.enrich_context import ROOT, enrich_context, passage_node, tree_graph
+    from enrich_rag.evidence.enrich_context import ROOT, enrich_context, passage_node, tree_graph
 
     ranking, analysis, resources = _rank(bridge_config, nlp, keep_open=True)
     agent, evidence = bridge_config.agent, bridge_config.evidence

@@ -10,12 +10,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from enrich_rag.agent.records import QueryAnalyzed, Tool
-from enrich_rag.agent.resources import Resources
+from enrich_rag.agent.trace import QueryAnalyzed, StepKind
 from enrich_rag.cli.main import app
 from enrich_rag.config import ExtractionConfig, LLMConfig
 from enrich_rag.errors import EnrichRagError, ModelLoadError, StorageError
 from enrich_rag.llm.prompts import ANSWER_RULES, FENCE_CLOSE, FENCE_OPEN, answer_prompt
+from enrich_rag.resources import Resources
 from enrich_rag.storage.partitions import committed_partitions
 from tests.conftest import make_agent
 
@@ -65,7 +65,8 @@ def test_mixed_script_question_is_answered(gap_config, embedded_llm, spacy_extra
     )
     # Query analysis comes first, then the search's first read as for any question: the Latin-script name
     # is found among the other scripts, its page is read and cited, and the reader gives an answer.
-    assert answer.trace.tools()[:2] == [Tool.ANALYZE_QUERY, Tool.GRAPH_RANK] and Tool.ENRICH_CONTEXT in answer.trace.tools()
+    names = answer.trace.step_names()
+    assert names[:2] == [StepKind.ANALYZE_QUERY, StepKind.GRAPH_RANK] and StepKind.ENRICH_CONTEXT in names
     analyzed = answer.trace.first(QueryAnalyzed)
     assert analyzed is not None and any("Inception" in e for e in analyzed.analysis.entities)
     assert any(c.doc_id == "inception" for c in answer.citations) and answer.answer.strip()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import StorageError
 from enrich_rag.index.graph_index import search_graph
+from enrich_rag.resources import Resources
 from enrich_rag.storage.graph_writer import COMPACTED
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import GraphTables, committed_partitions, on_disk

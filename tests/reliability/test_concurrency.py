@@ -90,7 +90,7 @@ def test_processes_read_whole_partitions_while_one_writer_commits(tmp_path):
 def test_concurrent_questions_in_threads_match_sequential_answers(gap_config, embedded_llm, spacy_extractor):
     from concurrent.futures import ThreadPoolExecutor
 
-    from enrich_rag.agent.resources import Resources
+    from enrich_rag.resources import Resources
 
     agent = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor))
     questions = ["Who directed Inception?", "Who stars in Inception?", "What did DiCaprio win in 2016?"]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from enrich_rag.agent.resources import Resources
 from enrich_rag.index.graph_index import search_graph
+from enrich_rag.resources import Resources
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import GraphTables, committed_partitions
 from enrich_rag.storage.schema import EDGES, LINKS, NODES

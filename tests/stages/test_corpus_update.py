@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent.resources import Resources
 from enrich_rag.errors import InputDataError
 from enrich_rag.index.embeddings import search
+from enrich_rag.resources import Resources
 from enrich_rag.stages.corpus_update import CorpusUpdate, add_documents, read_documents, remove_documents
 from enrich_rag.storage.ids import node_id
 from enrich_rag.storage.partitions import committed_partitions

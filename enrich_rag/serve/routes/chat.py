@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from enrich_rag.agent.answer import validate_question
 from enrich_rag.agent.stream import OnStep
 from enrich_rag.errors import EnrichRagError
+from enrich_rag.evidence.query_analysis import validate_question
 from enrich_rag.serve.admission import Busy, Ticket
 from enrich_rag.serve.openai_chat import ChatRequest, ChunkWriter, chat_error, checked, completion, previous_turn
 from enrich_rag.serve.server import Asking, Server, busy_reply, sse

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from enrich_rag.agent.answer import MAX_QUESTION_CHARS
 from enrich_rag.agent.stream import OnStep
+from enrich_rag.evidence.query_analysis import MAX_QUESTION_CHARS
 from enrich_rag.serve.admission import Busy, Ticket
 from enrich_rag.serve.server import Asking, Server, busy_reply, sse
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from enrich_rag.agent.sufficiency import Evidence
+from enrich_rag.evidence.lines import Evidence
 from enrich_rag.storage.passages import Passage
 
 HOP_FACT_PREFIX = "hop:"  # the id of a hop's answer written as a fact line for a composing read (agent/hops.py)

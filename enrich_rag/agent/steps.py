@@ -1,24 +1,19 @@
-"""The loop's tools bound to one project and one configuration, each recording its step in the trace:
-AnalyzeQuery, CheckSufficiency, Analyze & Decide, EnrichGraph (now or queued), and the answer's
-confidence. EnrichContext is the context strategy (`choice`, agent/context_choice.py); one read of the
-question is agent/one_read.py, a plan's hops agent/chain.py."""
+"""The loop's steps bound to one project and one configuration (`Steps`), and a question's state while
+they run (`QuestionState`, with what one round of reading found).
+
+Each step records itself in the trace: AnalyzeQuery, the design's tools 2-4 (CheckSufficiency, Analyze
+& Decide, EnrichGraph now or queued) and the answer's confidence. Tool 1, EnrichContext, is the context
+strategy (`choice`, evidence/context_choice.py); one read of the question is agent/one_read.py, a
+plan's hops agent/chain.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.citations import citations
 from enrich_rag.agent.confidence import WrongAnswerModel, confidence_file, confidence_summary, features_of, load_wrong_answer_model
-from enrich_rag.agent.context_choice import ContextChoice, context_choice, hop_choice
-from enrich_rag.agent.enrich_context import Subgraph
-from enrich_rag.agent.enrich_graph import EnrichResult, already_read
-from enrich_rag.agent.jobs import Jobs, deep_extractor
-from enrich_rag.agent.records import ComparedSides, Confident, Decided, Enriched, QueryAnalyzed, Queued, Read, Tool
-from enrich_rag.agent.resources import Resources
-from enrich_rag.agent.retriever import Retriever
-from enrich_rag.agent.state import QuestionState, SearchRound
+from enrich_rag.agent.enrich_graph import EnrichResult, Jobs, already_read, deep_extractor
 from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
@@ -30,23 +25,100 @@ from enrich_rag.agent.sufficiency import (
     analyze_decide,
     check_sufficiency,
     converged,
-    evidence_text,
-    reading_line,
     recorded,
 )
-from enrich_rag.agent.trace import Trace
+from enrich_rag.agent.trace import ComparedSides, Confident, ContextBuilt, Decided, Enriched, QueryAnalyzed, Queued, Read, StepKind, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.citations import citations
+from enrich_rag.evidence.context_choice import ContextChoice, context_choice, hop_choice
+from enrich_rag.evidence.enrich_context import Subgraph
+from enrich_rag.evidence.graph_rank import GraphRanking
+from enrich_rag.evidence.lines import Evidence, evidence_text, reading_line
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
+from enrich_rag.evidence.retriever import Retriever
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
+from enrich_rag.resources import Resources
 from enrich_rag.storage.passages import Passage
+
+
+@dataclass
+class QuestionState:
+    """What every step of the loop is handed for one question, instead of the trace, the read cache and
+    the time limit passed one by one."""
+
+    analysis: QueryAnalysis
+    trace: Trace
+    allow_enrich: bool
+    enrich_later: bool = False  # an enrichment is queued to run after the answer, not waited for
+    time_for_enrichment: Callable[[], bool] | None = None
+    recalled: bool = False  # the question itself was answered from a learned fact
+    searched: tuple[GraphRanking, list[Passage]] | None = None  # the first read's search and GraphRank, reused by round 0
+    # Every (question, context) read so far, by its lines: greedy decoding of the same prompt gives the same answer.
+    done: dict[tuple[str, ...], Sufficiency] = field(default_factory=dict)
+    best: SearchRound | None = None  # the best read of the whole question so far: the answer when the budget is spent
+
+    @property
+    def question(self) -> str:
+        return self.analysis.question
+
+    def keep_if_best(self, read: SearchRound) -> None:
+        if self.best is None or read.better_than(self.best):
+            self.best = read
+
+    def has_time_to_enrich(self) -> bool:
+        """A queued round costs the answer nothing; one waited for must fit the request's time limit."""
+        return self.enrich_later or self.time_for_enrichment is None or self.time_for_enrichment()
+
+
+@dataclass
+class SearchRound:
+    """The best hypothetical answer of one round and the subgraph it was read from."""
+
+    read: Sufficiency | None = None
+    subgraph: Subgraph = field(default_factory=Subgraph)
+    ranked: tuple[Passage, ...] = ()  # the round's PageRank passages: what EnrichGraph reads first
+    grounded: bool = True  # a hop's read: what it read states its answer
+    searched: bool = False  # the search's first read, which states its answer (no bridge check reads past it)
+
+    def better_than(self, other: SearchRound) -> bool:
+        """A grounded read beats an ungrounded one; then the lower perplexity."""
+        return other.read is None or (self.grounded, -self.perplexity) > (other.grounded, -other.perplexity)
+
+    @property
+    def answer(self) -> str:
+        return self.read.answer if self.read else ""
+
+    @property
+    def perplexity(self) -> float:
+        return self.read.perplexity if self.read else float("inf")
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        return self.read.evidence if self.read else ()
+
+
+def context_built(sub: Subgraph, selection: dict[str, Any] | None, surfaced: Sequence[Passage]) -> ContextBuilt:
+    return ContextBuilt(
+        entry_points=len(sub.entry_ids),
+        candidates=(sub.candidates[0], sub.candidates[1]),
+        subgraph_nodes=len(sub.nodes),
+        facts=len(sub.evidence),
+        passages=len(sub.passages),
+        fact_lines=len(sub.facts),
+        chunk_ids=tuple(p.id for p in sub.passages),
+        fact_ids=tuple(f.id for f in sub.facts),
+        selection=selection,
+        surfaced=tuple(p.id for p in surfaced) if surfaced else None,
+    )
+
 
 GAP_TOP = 5  # PageRank passages whose unextracted chunks count as a gap the graph can see (enrich_on_gaps)
 NO_TIME = "no time left to enrich within the request's limit"
 
 
 @dataclass(frozen=True)
-class Tools:
+class Steps:
     resources: Resources
     config: AgentConfig
     evidence: EvidenceConfig
@@ -58,7 +130,7 @@ class Tools:
     hop_choice: ContextChoice  # and for a plan's single-hop questions: one passage first (`evidence.hop_k`)
 
     @classmethod
-    def of(cls, resources: Resources, config: AgentConfig, evidence: EvidenceConfig) -> Tools:
+    def of(cls, resources: Resources, config: AgentConfig, evidence: EvidenceConfig) -> Steps:
         retriever = Retriever(resources, evidence)
         llm = resources.config.llm
         return cls(
@@ -78,7 +150,7 @@ class Tools:
         return self.resources.config.llm.max_new_tokens
 
     def analyze(self, question: str, trace: Trace) -> QueryAnalysis:
-        with trace.step(Tool.ANALYZE_QUERY, query=question) as step:
+        with trace.step(StepKind.ANALYZE_QUERY, query=question) as step:
             analysis = analyze_query(question, self.resources.nlp, self.resources.store)
             step.record = QueryAnalyzed(analysis)
         return analysis
@@ -97,7 +169,7 @@ class Tools:
         (always, without `grounding`), and whether to stop. A context read before for the same question
         is not read again: greedy decoding of the same prompt gives the same answer."""
         done = state.done
-        with state.trace.step(Tool.CHECK_SUFFICIENCY, facts=len(sub.evidence), iteration=iteration) as step:
+        with state.trace.step(StepKind.CHECK_SUFFICIENCY, facts=len(sub.evidence), iteration=iteration) as step:
             key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
             reused = key in done
             if not reused:
@@ -127,7 +199,7 @@ class Tools:
         one it is unsure of is enriched: perplexity alone fired on nearly every question and barely told
         right from wrong. Without a model, the perplexity threshold decides."""
         allow = state.allow_enrich
-        with state.trace.step(Tool.ANALYZE_DECIDE, perplexity=recorded(found.perplexity), threshold=self.threshold) as step:
+        with state.trace.step(StepKind.ANALYZE_DECIDE, perplexity=recorded(found.perplexity), threshold=self.threshold) as step:
             decision = analyze_decide(found.perplexity, self.threshold)
             reason: str | None = None
             judged: float | None = None
@@ -152,7 +224,7 @@ class Tools:
     def decide_hop(self, state: QuestionState, hop: int, found: SearchRound) -> str:
         """Analyze & Decide for a hop whose reads stated no answer: the gap is precise (this hop's fact), so
         it is enriched unless the request's time limit cannot hold a round."""
-        with state.trace.step(Tool.ANALYZE_DECIDE, hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
+        with state.trace.step(StepKind.ANALYZE_DECIDE, hop=hop, perplexity=recorded(found.perplexity), grounded=False) as step:
             decision, reason = ENRICH, f"hop {hop}: no passage it read states its answer"
             if not state.has_time_to_enrich():
                 decision, reason = ANSWER_UNSURE, NO_TIME
@@ -167,7 +239,7 @@ class Tools:
         """1 - P(wrong) of the corpus's model over what the loop saw answering (None without a model)."""
         if self.wrong_answers is None:
             return None
-        with state.trace.step(Tool.CONFIDENCE, answer=text) as step:
+        with state.trace.step(StepKind.CONFIDENCE, answer=text) as step:
             confidence, features = self._confidence_of(self.wrong_answers, state, text, read, chain)
             step.record = Confident(confidence, self.config.sure_confidence, features)
         return confidence
@@ -186,7 +258,7 @@ class Tools:
         """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
         text = read.answer
         if read.read and (comparison := parse_comparison(state.question)):
-            with state.trace.step(Tool.COMPARE, a=comparison.a, b=comparison.b) as step:
+            with state.trace.step(StepKind.COMPARE, a=comparison.a, b=comparison.b) as step:
                 lines = [reading_line(e) for e in read.evidence]
                 compared = compare(self.resources.llm, comparison, lines, self.max_new_tokens)
                 step.record = ComparedSides(compared)
@@ -197,7 +269,7 @@ class Tools:
         """With `enrich_later`, the round goes to the project's queue (True) and the answer does not wait."""
         if not state.enrich_later:
             return False
-        with state.trace.step(Tool.QUEUE_ENRICHMENT, question=question) as step:
+        with state.trace.step(StepKind.QUEUE_ENRICHMENT, question=question) as step:
             facts = [evidence_text(e) for e in found.evidence]
             job = self.resources.jobs.put(question, facts, list(dict.fromkeys(p.id for p in self._targets(found))))
             step.record = Queued(job)
@@ -205,7 +277,7 @@ class Tools:
 
     def enrich_graph(self, state: QuestionState, question: str, found: SearchRound) -> EnrichResult:
         """EnrichGraph now, the answer waiting for it."""
-        with state.trace.step(Tool.ENRICH_GRAPH, question=question) as step:
+        with state.trace.step(StepKind.ENRICH_GRAPH, question=question) as step:
             enriched = self.jobs.enrich(question, [evidence_text(e) for e in found.evidence], self._targets(found))
             step.record = Enriched(enriched)
             if enriched.partition:

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from enrich_rag.agent.sufficiency import Evidence
-from enrich_rag.evidence.lines import lines_of
+from enrich_rag.evidence.lines import Evidence, lines_of
 from enrich_rag.storage.passages import Passage
 from enrich_rag.text import YES_NO, content_words, normalize_answer, overlap, states
 

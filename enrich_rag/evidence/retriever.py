@@ -7,20 +7,42 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from enrich_rag.agent.answer import validate_question
-from enrich_rag.agent.resources import Resources
-from enrich_rag.config import EvidenceConfig
+from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.evidence.fusion import fused, hybrid_first
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
-from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
-from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Selection, select_evidence
-from enrich_rag.storage.passages import Passage
+from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query, validate_question
+from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Retrieval, Selection, select_evidence
+from enrich_rag.storage.graph_store import GraphStore
+from enrich_rag.storage.passages import Passage, PassageStore
+
+
+class Opened(Protocol):
+    """What a search needs open (`enrich_rag.resources.Resources` is one): the stores, both indexes, the
+    parser, and the search objects built once from them."""
+
+    config: Config
+    store: GraphStore
+    passages: PassageStore
+
+    @property
+    def graph_index(self) -> Any: ...
+
+    @property
+    def nlp(self) -> Any: ...
+
+    @property
+    def corpus_kind(self) -> str: ...
+
+    def retrieval(self) -> Retrieval: ...
+
+    def reranker(self, evidence: EvidenceConfig) -> Any: ...
 
 
 @dataclass(frozen=True)
 class Retriever:
-    resources: Resources
+    resources: Opened
     evidence: EvidenceConfig
 
     def search(self, question: str) -> list[Passage]:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from enrich_rag.agent.quote import quote
+from enrich_rag.evidence.quote import quote
 from enrich_rag.extract.assemble import graph_tables
 from enrich_rag.extract.base import Extraction
 from enrich_rag.storage.graph_store import GraphStore
@@ -78,7 +78,7 @@ def asks(question: str) -> frozenset[str]:
 def learned_fact(
     question: str, answer: str, perplexity: float, evidence: Sequence[Any], subjects: Sequence[str], reader: str
 ) -> Edge | None:
-    """The fact a grounded read teaches, or None: no line it read states the answer (agent/quote.py), or
+    """The fact a grounded read teaches, or None: no line it read states the answer (evidence/quote.py), or
     the question names no entity of its parse or the graph (`subjects`) but the answer. Its subject is the
     first such entity, never a piece of the question's text ("What does dvc gc do", "Errno 24] Too"), and
     its evidence and chunk are the line that states the answer."""

@@ -1,5 +1,5 @@
 """What the agent keeps open between questions: graph store, passages, both indexes, LLM, extractor, writer.
-It opens and loads; writes go through the writer, called by the jobs (agent/jobs.py) and the door (api.py).
+It opens and loads; writes go through the writer, called by the jobs (agent/enrich_graph.py) and the door (api.py).
 
 Models load lazily (the first question pays, later ones do not) and only what a path needs: a
 `--no-enrich` question never loads the extractor. Loading is thread-safe: the web server answers

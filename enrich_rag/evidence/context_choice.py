@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from enrich_rag.agent.enrich_context import Subgraph, drawn_passages, enrich_context, entity_scores
 from enrich_rag.config import AgentConfig, EvidenceConfig
+from enrich_rag.evidence.enrich_context import Subgraph, drawn_passages, enrich_context, entity_scores
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.query_analysis import QueryAnalysis
 from enrich_rag.evidence.select import Selection

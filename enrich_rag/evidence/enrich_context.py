@@ -27,10 +27,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.pcst import solve_pcst
-from enrich_rag.agent.sufficiency import Evidence
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.graph_rank import GraphRanking
+from enrich_rag.evidence.lines import Evidence
+from enrich_rag.evidence.pcst import solve_pcst
 from enrich_rag.evidence.rerank import ranker_view
 from enrich_rag.evidence.select import entity_ranker, lead
 from enrich_rag.storage.ids import node_id
