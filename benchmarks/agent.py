@@ -47,7 +47,7 @@ def _run(
     totals, rounds, iterations = [], [], []
     per_iteration: dict[int, list[float]] = defaultdict(list)  # CheckSufficiency seconds of the i-th read
     for q in tqdm(questions, desc=label, unit="q"):
-        answer = session.ask(q, NOW if allow_enrich else False, settings=settings)
+        answer = session.ask(q, enrich=NOW if allow_enrich else "never", settings=settings)
         rounds.append(len(answer.trace.partitions_written))
         checks = [s.seconds for s in answer.trace.steps if isinstance(s.record, Read)]
         iterations.append(len(checks))
@@ -92,7 +92,7 @@ def main() -> None:
         session = EnrichRAG(cfg)
         resources = session.resources
         t0 = time.perf_counter()
-        session.ask(questions[0], False)  # warm-up: model and index loads
+        session.ask(questions[0], enrich="never")  # warm-up: model and index loads
         results["warmup_s"] = time.perf_counter() - t0
         results["no_enrich"] = _run(session, None, questions, False, "no enrichment")
         titles = {t for r in enrich_rows for t in r["supporting_titles"]}

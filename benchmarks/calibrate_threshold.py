@@ -45,7 +45,7 @@ def main() -> None:
     rag = EnrichRAG(config, reconcile=False)
     records = []
     for row in tqdm(rows, desc="calibrating", unit="q"):
-        answer = rag.ask(row["question"], False)
+        answer = rag.ask(row["question"], enrich="never")
         records.append(
             {"id": row["id"], "perplexity": answer.perplexity, "answer": answer.answer, "f1": token_f1(answer.answer, row["answers"])}
         )

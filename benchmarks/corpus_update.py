@@ -56,7 +56,7 @@ def documents_and_questions(bundled_titles: set[str], documents: int) -> tuple[l
 
 def _ask(session: EnrichRAG, question: dict) -> dict[str, Any]:
     t0 = time.perf_counter()
-    answer = session.ask(question["question"], False)
+    answer = session.ask(question["question"], enrich="never")
     return {
         "question": question["question"],
         "gold_docs": question["gold_docs"],

@@ -61,11 +61,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 WRITE_STEPS = (StepKind.QUEUE_ENRICHMENT, StepKind.LEARN)  # the steps only an answer that may write takes
 
 
-def _asked(session: EnrichRAG, llm: CountingLLM, item: Any, allow: str | bool) -> dict[str, Any]:
+def _asked(session: EnrichRAG, llm: CountingLLM, item: Any, allow: str) -> dict[str, Any]:
     """One question's row: seconds, reader calls and tokens, the plan's kind, and the seconds its write steps took."""
     counted: TokenCount | None = getattr(llm.inner, "tokens", None)
     before, tokens_before = llm.calls, counted.copy() if counted is not None else None
-    answer = session.ask(item.question, allow)
+    answer = session.ask(item.question, enrich=allow)
     planned = answer.trace.first(Planned)
     kind = planned.plan.kind if planned else ONE_HOP
     written = sum(step.seconds for step in answer.trace.steps if step.kind in WRITE_STEPS)
@@ -97,9 +97,9 @@ def measure(
     if enrich != "off":
         assert workdir is not None
         config = writable_copy(config, workdir / dataset)  # queued jobs and the graph they would grow stay in the copy
-    allow: str | bool = enrich if enrich != "off" else False
+    allow = enrich if enrich != "off" else "never"
     with EnrichRAG(config, llm=llm, reconcile=False) as session:
-        session.ask(warm.question, False)  # model, index and store loads
+        session.ask(warm.question, enrich="never")  # model, index and store loads
         rows = [_asked(session, llm, item, allow) for item in tqdm(measured, desc=dataset, unit="q")]
     return {"range": [first, last]} | _by_kind(rows)
 
@@ -113,9 +113,9 @@ def measure_interleaved(params: str, overlay: str, first: int, last: int, llm: C
         EnrichRAG(config, llm=llm, reconcile=False) as plain,
         EnrichRAG(writable_copy(config, workdir / dataset), llm=llm, reconcile=False) as writing,
     ):
-        sessions: dict[str, tuple[EnrichRAG, str | bool]] = {"read_only": (plain, False), "background": (writing, "background")}
+        sessions: dict[str, tuple[EnrichRAG, str]] = {"read_only": (plain, "never"), "background": (writing, "background")}
         for session, _ in sessions.values():
-            session.ask(warm.question, False)
+            session.ask(warm.question, enrich="never")
         for i, item in enumerate(tqdm(measured, desc=f"{dataset}, read-only and writes", unit="q")):
             for mode in ("read_only", "background") if i % 2 == 0 else ("background", "read_only"):
                 session, allow = sessions[mode]

@@ -75,9 +75,9 @@ def related_pairs(items: list[QAItem], limit: int) -> list[tuple[QAItem, QAItem,
     return sorted(pairs, key=lambda p: items.index(p[0]))[:limit]
 
 
-def _ask(session: EnrichRAG, llm: CountingLLM, item: QAItem, enrich: str | bool) -> dict[str, Any]:
+def _ask(session: EnrichRAG, llm: CountingLLM, item: QAItem, enrich: str) -> dict[str, Any]:
     before = llm.calls
-    answer = session.ask(item.question, enrich)
+    answer = session.ask(item.question, enrich=enrich)
     uses = Counter(r.use for r in answer.trace.records(Recalled))
     return {
         "id": item.id,
@@ -112,7 +112,7 @@ def stream(
             rows.append(_ask(session, llm, later, "background") | {"after": before.id if before else None})
             queue.append(_run_queue(session, jobs))
         asked = [before for before, _ in pairs if before is not None]
-        seconds = [_ask(session, llm, before, False) for before in tqdm(asked, desc=f"{label}: asked again", unit="q")] if again else []
+        seconds = [_ask(session, llm, before, "never") for before in tqdm(asked, desc=f"{label}: asked again", unit="q")] if again else []
         learned = len(session.graph.learned())
     return {"later": rows, "first": firsts, "again": seconds, "queue": queue, "learned_facts": learned}
 
@@ -145,8 +145,8 @@ def measure(config: Config, pairs: list[tuple[QAItem, QAItem, str]], unrelated: 
     """The three streams over `pairs`; `unrelated[i]` stands before pair i's later question in the control."""
     llm = CountingLLM(make_llm(config.llm))
     with EnrichRAG(config, llm=llm, reconcile=False) as session:  # warm: model, index and store loads (nothing written)
-        session.ask(pairs[0][0].question, False)
-        read_only = [_ask(session, llm, later, False) for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
+        session.ask(pairs[0][0].question, enrich="never")
+        read_only = [_ask(session, llm, later, "never") for _, later, _ in tqdm(pairs, desc="read-only", unit="q")]
     with tempfile.TemporaryDirectory() as work:
         grown = stream(writable_copy(config, Path(work) / "grown"), llm, [(a, b) for a, b, _ in pairs], jobs, True, "grown")
         controls = [(u, b) for u, (_, b, _) in zip(unrelated, pairs)]

@@ -74,7 +74,7 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
     agent_config = dataclasses.replace(rag.config.agent, **setting.get("agent", {}))
     evidence = dataclasses.replace(rag.config.evidence, **setting.get("evidence", {}))
     before, start = _tokens(rag).copy(), time.perf_counter()
-    answer = rag.ask(question, False, settings=(agent_config, evidence))
+    answer = rag.ask(question, enrich="never", settings=(agent_config, evidence))
     plan = answer.trace.first(Planned)
     return {
         "answer": answer.answer,

@@ -133,12 +133,12 @@ def main() -> int:
     rounds = iterations = 0
     with EnrichRAG(config, llm=FallingReader(), reconcile=False) as session:  # type: ignore[arg-type]
         resources = session.resources
-        session.ask(items[0].question, False)  # loads models and indexes outside the count
+        session.ask(items[0].question, enrich="never")  # loads models and indexes outside the count
         counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})
         for item in items:
             session.resources.llm.calls = 0  # type: ignore[attr-defined]
             with counter.installed():
-                answer = session.ask(item.question, False)
+                answer = session.ask(item.question, enrich="never")
             rounds += len(answer.trace.records(Decided))
             iterations += len(answer.trace.records(Read))
         totals = counter.calls

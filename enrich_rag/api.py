@@ -12,6 +12,7 @@ the only place that opens a project's stores, reconciles them and builds an agen
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -167,11 +168,11 @@ class EnrichRAG:
     def ask(
         self,
         question: str,
-        enrich: bool | str | None = ...,
+        *,
+        enrich: str | None = ...,
         abstain: bool | None = ...,
         stream: Literal[False] = ...,
         time_limit_s: float | None = ...,
-        *,
         settings: Settings | None = ...,
         hooks: Hooks | None = ...,
     ) -> Answer: ...
@@ -179,9 +180,9 @@ class EnrichRAG:
     def ask(
         self,
         question: str,
-        enrich: bool | str | None = ...,
-        abstain: bool | None = ...,
         *,
+        enrich: str | None = ...,
+        abstain: bool | None = ...,
         stream: Literal[True],
         time_limit_s: float | None = ...,
         settings: Settings | None = ...,
@@ -190,39 +191,52 @@ class EnrichRAG:
     def ask(
         self,
         question: str,
-        enrich: bool | str | None = None,
+        *,
+        enrich: str | None = None,
         abstain: bool | None = None,
         stream: bool = False,
         time_limit_s: float | None = None,
-        *,
         settings: Settings | None = None,
         hooks: Hooks | None = None,
     ) -> Answer | Generator[dict[str, Any], None, None]:
-        """The one way every caller asks (the CLI, the server and its routes, MCP, the evaluation, the
-        story, the benchmarks). The answer with its citations, quote, perplexity, whether the loop is sure,
-        and trace. `enrich=False` never writes; "background" queues an unsure answer's enrichment
-        (`enrich_pending` or the server runs it) and answers at once; "now" waits for it and reads again;
-        None does what `agent.allow_enrich` and `agent.enrich_when` say. `abstain`: an answer still unsure
-        says it was not found (None: `agent.abstain`). `time_limit_s`: `serve.answer_margin_s` before it
-        the question answers with its best read so far (`Answer.spent`); it stops before its next step past
-        it (QueryStopped), and starts no enrichment round that `serve.enrich_reserve_s` says cannot fit.
-        `settings`: agent and evidence settings other than the project's (an evaluation method, the page's
-        saved settings). `hooks`: a caller's own stop, enrichment and step callbacks
-        (the server's: a client gone, its reader line, its event loop).
-        `stream=True`: the question's events as they happen (`agent/stream.py`: a `step` event per step, then
-        `answer` with the whole answer as JSON); closing the iterator stops the question before its next tool."""
+        """Answer a question from the project's documents: the one way every caller asks (the CLI, the
+        server, MCP, the evaluation, the benchmarks).
+
+        Args:
+            question: the question (at most 2,000 characters of text).
+            enrich: "never" never writes; "background" queues an unsure answer's enrichment
+                (`enrich_pending` or the server runs it) and answers at once; "now" waits for it and reads
+                again; None does what `agent.allow_enrich` and `agent.enrich_when` say.
+            abstain: an answer still unsure says it was not found (None: `agent.abstain`).
+            stream: yield the question's events as they happen (`agent/stream.py`: a `step` event per
+                step, then `answer` with the whole answer as JSON); closing the iterator stops the
+                question before its next step.
+            time_limit_s: `serve.answer_margin_s` before it the question answers with its best read so far
+                (`Answer.spent`); it stops before its next step past it (QueryStopped), and starts no
+                enrichment round that `serve.enrich_reserve_s` says cannot fit.
+            settings: agent and evidence settings other than the project's (an evaluation method, the
+                page's saved settings).
+            hooks: a caller's own stop, enrichment and step callbacks (the server's: a client gone, its
+                reader line, its event loop).
+
+        Returns:
+            The Answer (its text, citations, the quote that states it, perplexity, whether the loop is
+            sure, and the trace), or with `stream=True` a generator of event dicts.
+
+        Raises:
+            QueryError: the question is empty, binary or too long, or `enrich` is not one of the above.
+            QueryStopped: the time limit passed or a hook asked it to stop.
+        """
         agent = self.agent(*(settings or (None, None)))
         limited = hooks or Hooks()
         if time_limit_s is not None:
             limited = limited.within(time_limit_s, self.config.serve.enrich_reserve_s, self.config.serve.answer_margin_s)
         if not stream:
-            return agent.answer(
-                question, enrich, abstain, limited.should_stop, limited.time_for_enrichment, limited.on_step, limited.answer_by
-            )
+            return agent.answer(question, enrich=enrich, abstain=abstain, hooks=limited)
         validate_question(question)  # a bad question fails here, not on the first `next`
         return streamed(
             lambda on_step, closed: agent.answer(
-                question, enrich, abstain, limited.or_stop(closed).should_stop, limited.time_for_enrichment, on_step, limited.answer_by
+                question, enrich=enrich, abstain=abstain, hooks=dataclasses.replace(limited.or_stop(closed), on_step=on_step)
             ).to_dict()
         )
 

@@ -39,7 +39,7 @@ def test_from_folder_builds_a_workspace_and_answers_with_citations_into_it(tmp_p
     params = _params(tmp_path)
     folder = _folder(tmp_path / "films", SMALL_CORPUS)
     with EnrichRAG.from_folder(folder, tmp_path / "ws-films", params, llm=embedded_llm) as rag:  # the session's model, not a second copy
-        answer = rag.ask("Who directed Inception?", enrich=False)
+        answer = rag.ask("Who directed Inception?", enrich="never")
         assert "Nolan" in answer.answer
         assert answer.citations and {c.doc_id for c in answer.citations} & {"inception.md", "nolan.txt"}
         assert [p["partition"] for p in rag.graph.partitions()] == ["seed"] and rag.graph.verify() == []
@@ -63,13 +63,13 @@ def test_one_call_asks_with_abstain_a_time_limit_and_other_settings(tmp_path, em
     folder = _folder(tmp_path / "films", SMALL_CORPUS)
     with EnrichRAG.from_folder(folder, tmp_path / "ws-films", _params(tmp_path), llm=embedded_llm) as rag:
         unsure = dataclasses.replace(rag.config.agent, sure_confidence=1.0, ppl_threshold=1e-6), None  # nothing is sure
-        guessed = rag.ask("Who directed Inception?", False, settings=unsure)
-        said = rag.ask("Who directed Inception?", False, abstain=True, settings=unsure)
+        guessed = rag.ask("Who directed Inception?", enrich="never", settings=unsure)
+        said = rag.ask("Who directed Inception?", enrich="never", abstain=True, settings=unsure)
         assert not guessed.sure and guessed.answer != NOT_FOUND and said.answer == NOT_FOUND and said.quote is None
         assert rag.config.agent.abstain is False  # the project's settings are left as they were
         with pytest.raises(QueryStopped, match="time limit"):
-            rag.ask("Who directed Inception?", False, time_limit_s=0.0)
-        events = list(rag.ask("Who directed Inception?", False, abstain=True, stream=True, settings=unsure))
+            rag.ask("Who directed Inception?", enrich="never", time_limit_s=0.0)
+        events = list(rag.ask("Who directed Inception?", enrich="never", abstain=True, stream=True, settings=unsure))
         assert events[-1]["event"] == "answer" and events[-1]["answer"]["answer"] == NOT_FOUND
 
 

@@ -213,13 +213,26 @@ def test_an_answer_with_a_confidence_says_it_and_why_it_is_unsure(capsys):
     from enrich_rag.agent.trace import Trace
     from enrich_rag.cli.main import _print_answer
 
-    unsure = Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05, [], 0.31)
+    unsure = Answer(
+        question="Q?",
+        answer="London",
+        perplexity=1.2,
+        sure=False,
+        citations=[],
+        subgraph={},
+        trace=Trace("Q?"),
+        threshold=1.05,
+        confidence=0.31,
+    )
     _print_answer(unsure, as_json=False)
     out = " ".join(capsys.readouterr().out.split())
     assert "confidence: 0.31, perplexity 1.20 (unsure)" in out and "a 69% chance of being wrong" in out
     assert Answer.from_dict(unsure.to_dict()).confidence == 0.31  # the server's answer keeps it
 
-    _print_answer(Answer("Q?", "London", 1.2, False, [], {}, Trace("Q?"), 1.05), as_json=False)
+    _print_answer(
+        Answer(question="Q?", answer="London", perplexity=1.2, sure=False, citations=[], subgraph={}, trace=Trace("Q?"), threshold=1.05),
+        as_json=False,
+    )
     out = " ".join(capsys.readouterr().out.split())
     assert "confidence" not in out and "perplexity 1.20, threshold 1.05" in out
 

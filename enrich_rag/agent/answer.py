@@ -13,24 +13,31 @@ from enrich_rag.evidence.query_analysis import QueryError
 from enrich_rag.evidence.quote import Quote
 
 NOT_FOUND = "Not found in the documents"  # the answer when `agent.abstain` and the loop stays unsure
-NOW, BACKGROUND = "now", "background"
+NEVER, NOW, BACKGROUND = "never", "now", "background"  # when a question's enrichment runs (`enrich=`)
 
 
-def enrich_when(config: AgentConfig, enrich: bool | str | None) -> str | None:
-    """When a question's enrichment runs (None: never): a caller's False, "now" or "background", or the
-    project's `agent.enrich_when` for True, and for None when `agent.allow_enrich`."""
+def enrich_when(config: AgentConfig, enrich: str | None) -> str | None:
+    """When a question's enrichment runs (None: never): a caller's "never", "now" or "background"; for
+    None, the project's `agent.enrich_when` where `agent.allow_enrich`."""
     if enrich is None:
         return config.enrich_when if config.allow_enrich else None
-    if enrich is True:
-        return config.enrich_when
-    if enrich is False:
+    if enrich == NEVER:
         return None
     if enrich in (NOW, BACKGROUND):
         return str(enrich)
-    raise QueryError(f"enrich must be 'background', 'now', true or false, not {enrich!r}")
+    raise QueryError(f"enrich must be 'never', 'now' or 'background' (or None: the project's setting), not {enrich!r}")
 
 
-@dataclass
+def permitted(allowed: bool | None, config: AgentConfig) -> str | None:
+    """A yes/no permission to write (a CLI flag, a request's `allow_enrich`, an MCP server's `--enrich`)
+    as the loop's `enrich`: yes is the project's `agent.enrich_when`, no is never, None the project's
+    settings."""
+    if allowed is None:
+        return None
+    return config.enrich_when if allowed else NEVER
+
+
+@dataclass(kw_only=True)
 class Answer:
     question: str
     answer: str
@@ -69,16 +76,17 @@ class Answer:
         """An answer a server sent back (`enrich-rag query` against a running server)."""
         perplexity = data.get("perplexity")
         return cls(
-            data["question"],
-            data["answer"],
-            math.inf if perplexity is None else float(perplexity),
-            bool(data["sure"]),
-            [citation_from_dict(c) for c in data.get("citations", [])],
-            data.get("subgraph", {}),
-            Trace.from_dict(data.get("trace", {"question": data["question"]})),
-            float(data.get("threshold", 0.0)),
-            list(data.get("chain", [])),
-            data.get("confidence"),
-            list(data.get("queued", [])),
-            Quote(**data["quote"]) if data.get("quote") else None,
+            question=data["question"],
+            answer=data["answer"],
+            perplexity=math.inf if perplexity is None else float(perplexity),
+            sure=bool(data["sure"]),
+            citations=[citation_from_dict(c) for c in data.get("citations", [])],
+            subgraph=data.get("subgraph", {}),
+            trace=Trace.from_dict(data.get("trace", {"question": data["question"]})),
+            threshold=float(data.get("threshold", 0.0)),
+            chain=list(data.get("chain", [])),
+            confidence=data.get("confidence"),
+            queued=list(data.get("queued", [])),
+            quote=Quote(**data["quote"]) if data.get("quote") else None,
+            spent=data.get("spent"),
         )

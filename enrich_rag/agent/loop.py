@@ -10,7 +10,6 @@ queued behind it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from enrich_rag.agent.answer import BACKGROUND, NOT_FOUND, Answer, enrich_when
 from enrich_rag.agent.chain import bridge, chain, plan, plans
@@ -19,7 +18,8 @@ from enrich_rag.agent.memory import learn, recalled, taught
 from enrich_rag.agent.one_read import one_read, stated
 from enrich_rag.agent.plan import ONE_HOP, one_hop
 from enrich_rag.agent.steps import QuestionState, SearchRound, Steps
-from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, Step, Trace
+from enrich_rag.agent.stream import Hooks
+from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.citations import citations
 from enrich_rag.evidence.query_analysis import validate_question
@@ -38,30 +38,44 @@ class Agent:
     def answer(
         self,
         question: str,
-        enrich: bool | str | None = None,
+        *,
+        enrich: str | None = None,
         abstain: bool | None = None,
-        should_stop: Callable[[], str | None] | None = None,
-        time_for_enrichment: Callable[[], bool] | None = None,
-        on_step: Callable[[Step], None] | None = None,
-        answer_by: float | None = None,
+        hooks: Hooks | None = None,
     ) -> Answer:
-        """`enrich`: False never writes; "background" queues an unsure answer's enrichment to run after
-        it; "now" waits for the round and reads again; True or None: `agent.enrich_when` (None: only when
-        `agent.allow_enrich`). `abstain`: an answer still unsure says it was not found (None:
-        `agent.abstain`). `should_stop` is asked before every step (a time limit, a client gone); a
-        reason raises QueryStopped. `time_for_enrichment` is asked before an EnrichGraph round: False
-        answers with what was read (unsure) instead of starting a round the request's time limit cannot
-        hold. `on_step` is told of each step as it finishes (a stream). A question whose reader budget
-        (`agent.max_reader_calls`, `max_reader_s`) or time (`answer_by`, monotonic: a request's limit less
-        its margin) runs out before a reader call answers with its best read of the whole question so far,
-        `Answer.spent` saying why: a bound a server can promise."""
+        """One question through the loop.
+
+        Args:
+            question: the question, checked first (`QueryError` when it is empty, binary or too long).
+            enrich: "never" never writes; "background" queues an unsure answer's enrichment to run after
+                it; "now" waits for the round and reads again; None: `agent.enrich_when` where
+                `agent.allow_enrich`.
+            abstain: an answer still unsure says it was not found (None: `agent.abstain`).
+            hooks: a caller's callbacks (`agent/stream.py`): `should_stop` is asked before every step (a
+                reason raises QueryStopped); `time_for_enrichment` before an EnrichGraph round (False
+                answers with what was read instead of starting a round the time limit cannot hold);
+                `on_step` is told of each step as it finishes; past `answer_by` (monotonic) no reader call
+                starts.
+
+        Returns:
+            The Answer. A question whose reader budget (`agent.max_reader_calls`, `max_reader_s`) or time
+            runs out answers with its best read of the whole question so far, `Answer.spent` saying why:
+            a bound a server can promise.
+        """
         question = validate_question(question)
-        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s, answer_by)
-        trace = Trace(question, should_stop=should_stop, on_step=on_step, budget=budget)
+        hooks = hooks or Hooks()
+        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s, hooks.answer_by)
+        trace = Trace(question, should_stop=hooks.should_stop, on_step=hooks.on_step, budget=budget)
         start = time.perf_counter()
         when = enrich_when(self.config, enrich)
         steps = self.steps
-        state = QuestionState(steps.analyze(question, trace), trace, when is not None, when == BACKGROUND, time_for_enrichment)
+        state = QuestionState(
+            steps.analyze(question, trace),
+            trace,
+            allow_enrich=when is not None,
+            enrich_later=when == BACKGROUND,
+            time_for_enrichment=hooks.time_for_enrichment,
+        )
         spent = None
         try:
             hops, read = self._read_question(state)
@@ -81,18 +95,18 @@ class Agent:
         cited = citations(read.evidence)
         subgraph = read.subgraph.to_dict()
         return Answer(
-            question,
-            text,
-            read.perplexity,
-            sure,
-            cited,
-            subgraph,
-            trace,
-            steps.threshold,
-            chain_record,
-            confidence,
-            queued,
-            line,
+            question=question,
+            answer=text,
+            perplexity=read.perplexity,
+            sure=sure,
+            citations=cited,
+            subgraph=subgraph,
+            trace=trace,
+            threshold=steps.threshold,
+            chain=chain_record,
+            confidence=confidence,
+            queued=queued,
+            quote=line,
             spent=spent,
         )
 

@@ -215,7 +215,7 @@ def query(
 
     When `enrich-rag serve` runs over the same data, the question goes to it (models already loaded)."""
 
-    from enrich_rag.agent.answer import Answer
+    from enrich_rag.agent.answer import Answer, permitted
     from enrich_rag.evidence.query_analysis import validate_question
     from enrich_rag.serve import client
 
@@ -233,7 +233,7 @@ def query(
             )
         else:
             with _open(cfg) as rag:
-                reply = _followed(rag.ask(question, enrich, abstain, stream=True), live=not as_json)
+                reply = _followed(rag.ask(question, enrich=permitted(enrich, cfg.agent), abstain=abstain, stream=True), live=not as_json)
     except EnrichRagError as exc:
         _fail(exc)
     answer = Answer.from_dict(reply)
@@ -340,7 +340,7 @@ def _demo_row(rag, item, start: float) -> dict[str, Any]:
     from enrich_rag.eval.metrics import exact_match
 
     asked = time.perf_counter()
-    answer = rag.ask(item.question, enrich=False)
+    answer = rag.ask(item.question, enrich="never")
     done = time.perf_counter()
     return {
         "question": item.question,

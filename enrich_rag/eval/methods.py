@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich_rag.agent.answer import NOW, Answer
+from enrich_rag.agent.answer import NEVER, NOW, Answer
 from enrich_rag.agent.confidence import confidence_summary
 from enrich_rag.agent.plan import Plan
 from enrich_rag.agent.trace import ContextBuilt, Enriched, Planned, Ranked, Read, Trace
@@ -191,8 +191,8 @@ def agent_method(session: EnrichRAG, name: str) -> Callable[[QAItem], Prediction
     allow, overrides = AGENT_METHODS[name]
     config = session.config
     settings = dataclasses.replace(config.agent, **AGENT_OVERRIDES.get(name, {})), dataclasses.replace(config.evidence, **overrides)
-    when = NOW if allow else False  # the design's loop: a method that enriches reads what its round found
-    return lambda item: prediction_of(session.ask(item.question, when, settings=settings), session.resources.passages)
+    when = NOW if allow else NEVER  # the design's loop: a method that enriches reads what its round found
+    return lambda item: prediction_of(session.ask(item.question, enrich=when, settings=settings), session.resources.passages)
 
 
 def prediction_of(answer: Answer, passages: PassageStore) -> Prediction:

@@ -62,8 +62,8 @@ def tell(
         # Read as one question: a planned question's hops do not enrich yet, and the story is about enrichment.
         settings = dataclasses.replace(session.config.agent, hops=False), None
         gold = list(story["answers"])
-        before = session.ask(story["question"], False, settings=settings)
-        after = session.ask(story["question"], NOW, settings=settings)  # waits for the round the loop decides on
+        before = session.ask(story["question"], enrich="never", settings=settings)
+        after = session.ask(story["question"], enrich=NOW, settings=settings)  # waits for the round the loop decides on
         rounds = [r.result for r in after.trace.records(Enriched)]
         partitions = [r.partition for r in rounds if r.partition]
         facts = [

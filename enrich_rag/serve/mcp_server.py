@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # the server imports no more than it needs to list its tools 
 class Project(Protocol):
     """What the server asks of the project (`EnrichRAG`, one floor up, is one)."""
 
-    def ask(self, question: str, enrich: bool = ..., *, stream: bool) -> Generator[dict[str, Any], None, None]: ...
+    config: Any
+
+    def ask(self, question: str, *, enrich: str | None = ..., stream: bool) -> Generator[dict[str, Any], None, None]: ...
 
     def search(self, query: str, k: int = ..., graph: bool = ...) -> "list[Passage]": ...
 
@@ -130,11 +132,12 @@ def mcp_server(opening: Opening, enrich: bool = False, workspaces: tuple[str, ..
         """Answer a question over the documents: the answer, the line of the documents that states it,
         whether the evidence settled it, and the passages it rests on (a multi-hop question also returns
         its chain of sub-answers)."""
+        from enrich_rag.agent.answer import permitted
         from enrich_rag.agent.stream import ANSWER, STEP
 
         if not opening.ready:
             await ctx.report_progress(0, message="loading the project's indexes: the first answer waits for them")
-        events = await on_project(lambda rag: rag.ask(question, enrich=enrich, stream=True), workspace)
+        events = await on_project(lambda rag: rag.ask(question, enrich=permitted(enrich, rag.config.agent), stream=True), workspace)
         done = object()
         try:
             step = 0

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from enrich_rag.agent.answer import permitted
 from enrich_rag.agent.stream import Hooks, OnStep, answer_event, error_event, step_event
 from enrich_rag.agent.trace import QueryAnalyzed, QueryStopped, Step
 from enrich_rag.api import EnrichRAG, Settings
@@ -114,8 +115,14 @@ class Server:
         counted: TokenCount | None = getattr(self.rag.resources.llm, "tokens", None) if self.config.serve.workers == 1 else None
         tokens_before = counted.copy() if counted is not None else None
         try:
-            hooks = Hooks(should_stop, time_for_enrichment, on_step, ticket.deadline - self.config.serve.answer_margin_s)
-            answer = self.rag.ask(asked, asking.enrich, asking.abstain, settings=self.saved(), hooks=hooks)
+            hooks = Hooks(
+                should_stop=should_stop,
+                time_for_enrichment=time_for_enrichment,
+                on_step=on_step,
+                answer_by=ticket.deadline - self.config.serve.answer_margin_s,
+            )
+            enrich = permitted(asking.enrich, self.config.agent)
+            answer = self.rag.ask(asked, enrich=enrich, abstain=asking.abstain, settings=self.saved(), hooks=hooks)
         except QueryStopped as stopped:  # an enrichment that overran is the one the plan most needs to know
             if stopped.trace is not None and (enriching := stopped.trace.enrichment_seconds()) is not None:
                 self.admission.record_enrichment(enriching)

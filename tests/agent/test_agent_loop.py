@@ -57,7 +57,7 @@ def test_enrichment_persists_for_a_related_question_without_reextraction(gap_con
     assert first.partition and "nolan::c0" in first.new_chunks
     again = enrich_graph("Which university did Christopher Nolan study at?", resources, limit_chunks=4)
     assert "nolan::c0" not in again.new_chunks  # already covered by the graph
-    answer = make_agent(resources).answer("Where was Christopher Nolan born?", enrich=False)
+    answer = make_agent(resources).answer("Where was Christopher Nolan born?", enrich="never")
     assert not [s for s in answer.trace.steps if s.kind == "EnrichGraph"]
     assert any("born in London" in c.evidence for c in answer.citations)
 

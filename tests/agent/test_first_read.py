@@ -15,7 +15,7 @@ ASKED = "Where was Christopher Nolan born?"
 
 def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spacy_extractor):
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3)
-    answer = agent.answer(ASKED, enrich=False)
+    answer = agent.answer(ASKED, enrich="never")
     assert answer.trace.step_names() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     context = step_outputs(answer, "EnrichContext")[0]
     assert context["selection"] == {"read": "search", "k": 5}  # titled passages: `agent.first_read_passages`
@@ -30,7 +30,7 @@ def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spac
 def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(world, tmp_path, spacy_extractor):
     # "Paris" is in no passage: the tree's rounds read next, and their stated answer is kept
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3)
-    answer = agent.answer(ASKED, enrich=False)
+    answer = agent.answer(ASKED, enrich="never")
     assert answer.trace.step_names()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
     assert answer.trace.step_names().count("CheckSufficiency") >= 2
     assert answer.trace.step_names().count("GraphRank") == 1  # the tree's round reuses the first read's search and ranking
@@ -39,7 +39,7 @@ def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(wor
 
 def test_no_first_read_when_off(world, tmp_path, spacy_extractor):
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)], first_read=0)
-    answer = agent.answer(ASKED, enrich=False)
+    answer = agent.answer(ASKED, enrich="never")
     assert "search" not in str(step_outputs(answer, "EnrichContext")[0].get("selection"))
 
 
@@ -89,7 +89,7 @@ def test_read_first_a_stated_first_read_needs_no_plan_and_no_bridge_check(world,
     past it (on documentation it read on past right answers: bench_results/search_read_npm.json)."""
     options = {"hops": True, "plan_when": "unsure", "first_read": 3, "bridge_check": True}
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 4.0)], **options)
-    answer = agent.answer("Who is the director of Inception?", enrich=False)
+    answer = agent.answer("Who is the director of Inception?", enrich="never")
     assert "Plan" not in answer.trace.step_names() and "Bridge" not in answer.trace.step_names()
     assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan" and answer.quote is not None
 
@@ -98,7 +98,7 @@ def test_read_first_an_unstated_first_read_is_planned(world, tmp_path, spacy_ext
     options = {"hops": True, "plan_when": "unsure", "first_read": 3, "max_iterations": 1}
     script = [("Paris", 1.1), ("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     tools = answer.trace.step_names()
     assert tools.index("Plan") > tools.index("CheckSufficiency")  # read first, planned after
     assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]

@@ -55,7 +55,7 @@ def test_a_later_question_sharing_a_hop_skips_that_hops_reader_call(world, tmp_p
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, CHAIN_READS, hops=True, learn=True)
     agent.answer(QUESTION)
     reader = _reader(resources, [('{"hops": ["Who directed Inception?", "When was #1 born?"]}', 2.0), ("1970", 1.1)])
-    later = agent.answer("When was the director of Inception born?", enrich=False)
+    later = agent.answer("When was the director of Inception born?", enrich="never")
     assert len(reader.prompts) == 2  # the plan and hop 2; hop 1 came from what the first question learned
     first, second = later.chain
     assert first["answer"] == "Christopher Nolan" and first["learned"] == _learned(resources)["Who directed Inception?"]["id"]
@@ -67,7 +67,7 @@ def test_a_similar_sub_question_reads_the_learned_passage_first(world, tmp_path,
     agent.answer(QUESTION)
     plan = '{"hops": ["Who directed the film Inception?", "Where did #1 study?"]}'
     reader = _reader(resources, [(plan, 2.0), ("Christopher Nolan", 1.1), ("University College London", 1.1)])
-    later = agent.answer("Where did the director of the film Inception study?", enrich=False)
+    later = agent.answer("Where did the director of the film Inception study?", enrich="never")
     recalled = step_outputs(later, "Recall")[0]
     assert recalled["use"] == "read" and recalled["question"] == "Who directed Inception?" and 0.6 <= recalled["match"] < 1.0
     assert "Who directed the film Inception?" in reader.prompts[1] and "Christopher Nolan directed Inception" in reader.prompts[1]
@@ -78,7 +78,7 @@ def test_a_similar_sub_question_reads_the_learned_passage_first(world, tmp_path,
 def test_an_unsure_record_is_read_again_and_a_read_only_answer_learns_nothing(world, tmp_path, spacy_extractor):
     script = [(CHAIN, 2.0), ("Christopher Nolan", 1.6), ("London", 1.6)]  # over the threshold (1.5)
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, learn=True, max_enrich_rounds=0)
-    assert step_outputs(agent.answer(QUESTION, enrich=False), "Learn") == [] and _learned(resources) == {}
+    assert step_outputs(agent.answer(QUESTION, enrich="never"), "Learn") == [] and _learned(resources) == {}
     _reader(resources, script)
     agent.answer(QUESTION)
     assert _learned(resources)[QUESTION]["confidence"] == pytest.approx(1 / 1.6, abs=1e-3)

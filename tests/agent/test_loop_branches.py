@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from enrich_rag.agent import one_read
+from enrich_rag.agent.stream import Hooks
 from enrich_rag.agent.sufficiency import (
     ANSWER,
     ANSWER_UNSURE,
@@ -65,7 +66,7 @@ def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
 def test_converged_without_enrichment_answers_unsure(world, tmp_path, spacy_extractor):
     # PageRank's passages widen each iteration
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Paris", 9.9)], selection="pagerank")
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     checks = step_outputs(answer, "CheckSufficiency")
     assert len(step_outputs(answer, "EnrichContext")[1]["chunk_ids"]) == 3  # the second read is one passage wider
     assert [c.get("reason") for c in checks] == [None, CONVERGED]  # 10 -> 9.9: a gain of 1%, under min_gain
@@ -78,7 +79,7 @@ def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path
     """Its selection runs once; later iterations keep it first and add PageRank's next passage."""
     script = [("Paris", 20.0), ("Paris", 12.0), ("Paris", 11.9)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="entity_first", max_iterations=3)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     contexts = step_outputs(answer, "EnrichContext")
     assert ["selection" in c for c in contexts] == [True] + [False] * (len(contexts) - 1)
     assert [c["passages"] for c in contexts] == [2, 3, 4][: len(contexts)] and len(contexts) == 3
@@ -90,7 +91,7 @@ def test_entity_first_selects_once_a_round_and_grows_by_pagerank(world, tmp_path
 def test_the_lowest_perplexity_answer_of_a_round_wins(world, tmp_path, spacy_extractor):
     script = [("Paris", 8.0), ("London", 3.0), ("Rome", 6.0)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, selection="pagerank", min_perplexity_gain=0.0)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     answers = [o["answer"] for o in step_outputs(answer, "CheckSufficiency")]
     assert answers == ["Paris", "London", "Rome"]  # 2, 3, then 4 passages
     assert answer.answer == "London"
@@ -200,7 +201,7 @@ def test_last_round_answers_unsure_and_nothing_uncovered_stops(world, tmp_path, 
 def test_no_enrichment_round_starts_without_the_time_for_it(world, tmp_path, spacy_extractor):
     """The web server's limit covers the whole question: an enrichment it cannot hold is not started."""
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_enrich_rounds=1, max_iterations=1)
-    answer = agent.answer(QUESTION, time_for_enrichment=lambda: False)
+    answer = agent.answer(QUESTION, hooks=Hooks(time_for_enrichment=lambda: False))
     assert step_outputs(answer, "AnalyzeDecide")[0] == {
         "reason": "no time left to enrich within the request's limit",
         "decision": ANSWER_UNSURE,
@@ -253,7 +254,7 @@ def test_the_tree_grows_one_passage_an_iteration_and_each_prompt_extends_the_las
         world, tmp_path, spacy_extractor, [("Paris", 10.0), ("London", 6.0), ("London", 5.9)], edge_cost=0.05
     )  # cheap links: the five-page world's tree can afford a third page
     assert agent.evidence.selection == "pcst"
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     contexts = step_outputs(answer, "EnrichContext")
     checks = step_outputs(answer, "CheckSufficiency")
     assert [c["passages"] for c in contexts][:2] == [2, 3]
@@ -275,10 +276,10 @@ def test_a_round_reads_the_graph_once_and_searches_the_corpus_once(world, tmp_pa
     agent, resources = loop_agent(
         world, tmp_path, spacy_extractor, [("Paris", 10.0), ("Rome", 8.0), ("Oslo", 6.0)], min_perplexity_gain=0.0, edge_cost=0.05
     )
-    agent.answer("Who directed Inception?", enrich=False)  # indexes and models load outside the count
+    agent.answer("Who directed Inception?", enrich="never")  # indexes and models load outside the count
     counter = CallCounter({"corpus index": resources.corpus_index, "graph index": resources.graph_index})
     with counter.installed():
-        answer = agent.answer(QUESTION, enrich=False)
+        answer = agent.answer(QUESTION, enrich="never")
     assert len(step_outputs(answer, "CheckSufficiency")) == 3  # three iterations of the tree
     calls = counter.by_tool()
     assert calls["GraphRank"] == {
@@ -412,7 +413,7 @@ def test_a_planned_chain_reads_each_hop_on_its_own_and_answers_with_the_last(wor
     director's page, which the question alone never names. Every hop's passages are cited and drawn."""
     script = [(CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     assert step_outputs(answer, "Plan")[0] == {"hops": ["Who directed Inception?", "Where was #1 born?"], "kind": "chain"}
     first, second = answer.chain
     assert first["question"] == "Who directed Inception?" and first["answer"] == "Christopher Nolan" and first["grounded"]
@@ -434,7 +435,7 @@ def test_an_ungrounded_hop_reads_one_passage_more_then_says_so(world, tmp_path, 
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Los Angeles", 1.1)]
     world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_reading=reading))
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     first = answer.chain[0]
     assert first["answer"] == "Steven Spielberg" and not first["grounded"]
     contexts = [s["chunk_ids"] for s in step_outputs(answer, "EnrichContext")[:2]]
@@ -451,7 +452,7 @@ def test_a_hop_reading_alone_stops_at_its_first_grounded_read(world, tmp_path, s
     tree's order) that states its answer is the hop's, though a later one might read more surely."""
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, ppl_threshold=1.0)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     first, second = answer.chain
     reads = step_outputs(answer, "CheckSufficiency")
     assert [r["answer"] for r in reads[:2]] == ["Steven Spielberg", "Leonardo DiCaprio"]
@@ -466,7 +467,7 @@ def test_a_hop_reads_in_pageranks_order_when_hop_selection_says_so(world, tmp_pa
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.01), ("Leonardo DiCaprio", 1.5), ("an unread place", 1.5)]
     world = dataclasses.replace(world, evidence=dataclasses.replace(world.evidence, hop_selection="pagerank"))
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=3, max_reader_calls=20)  # 7 calls
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     ranked = [r["chunk_id"] for r in step_outputs(answer, "GraphRank")[0]["pagerank_top"]]
     reads = [c["chunk_ids"] for c in step_outputs(answer, "EnrichContext")[:2]]
     assert reads == [ranked[:1], ranked[1:2]]  # PageRank's first passage alone, then its second alone
@@ -499,7 +500,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     assert answer.answer == "London" and answer.sure and resources.writer.verify() == []
 
     unenriched, _ = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
-    kept = unenriched.answer(QUESTION, enrich=False)
+    kept = unenriched.answer(QUESTION, enrich="never")
     assert "EnrichGraph" not in kept.trace.step_names() and not kept.chain[0]["grounded"] and not kept.sure
 
 
@@ -509,7 +510,7 @@ def test_side_by_side_hops_are_composed_by_one_final_read(world, tmp_path, spacy
     plan = '{"hops": ["Who directed Inception?", "Where was Christopher Nolan born?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1), ("London", 1.2)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     assert step_outputs(answer, "Plan")[0]["kind"] == "parallel" and answer.answer == "London"
     final = resources.llm.prompts[-1]
     assert "Fact: Who directed Inception? | is answered by | Christopher Nolan" in final
@@ -524,7 +525,7 @@ def test_a_comparison_is_read_as_one_without_a_plan_call(world, tmp_path, spacy_
     the same question is planned as side-by-side hops."""
     question = "Who was born first, Christopher Nolan or Leonardo DiCaprio?"
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.01)], hops=True)
-    answer = agent.answer(question, enrich=False)
+    answer = agent.answer(question, enrich="never")
     assert "Plan" not in answer.trace.step_names() and step_outputs(answer, "Route") == [{"decision": "whole", "reason": "comparison"}]
     assert not answer.chain and answer.answer == "Christopher Nolan"
     assert len(resources.llm.prompts) == 3 and "Compare" in answer.trace.step_names()  # one read, then a date a side
@@ -532,7 +533,7 @@ def test_a_comparison_is_read_as_one_without_a_plan_call(world, tmp_path, spacy_
     plan = '{"hops": ["When was Christopher Nolan born?", "When was Leonardo DiCaprio born?"]}'
     script = [(plan, 2.0), ("1970", 1.1), ("1974", 1.1), ("Christopher Nolan", 1.01)]
     planned, _ = loop_agent(world, tmp_path / "hops", spacy_extractor, script, hops=True, compare_in_one_read=False)
-    answer = planned.answer(question, enrich=False)
+    answer = planned.answer(question, enrich="never")
     assert "Plan" in answer.trace.step_names() and "Route" not in answer.trace.step_names() and len(answer.chain) == 2
 
 
@@ -542,7 +543,7 @@ def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp
     plan = '{"hops": ["Who directed Inception?", "Who stars in Inception?"]}'
     script = [(plan, 2.0), ("Christopher Nolan", 1.1), ("Leonardo DiCaprio", 1.1), ("Christopher Nolan", 1.2)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True)
-    answer = agent.answer("Who directed Inception and who stars in it?", enrich=False)
+    answer = agent.answer("Who directed Inception and who stars in it?", enrich="never")
     first, second = answer.chain
     assert first["chunk_ids"] == second["chunk_ids"] == ["inception::c0"]  # the same page read by both
     assert (first["answer"], second["answer"]) == ("Christopher Nolan", "Leonardo DiCaprio")
@@ -553,7 +554,7 @@ def test_a_hop_asks_its_own_question_of_a_passage_an_earlier_hop_read(world, tmp
 def test_a_plan_that_is_no_plan_falls_back_to_the_question_read_as_one(world, tmp_path, spacy_extractor):
     script = [('{"hops": ["Who designed the Starling Bridge?", "Where was #1 born?"]}', 2.0), ("London", 1.1)]
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, bridge_check=False)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     assert step_outputs(answer, "Plan")[0] == {
         "hops": [QUESTION],
         "kind": "single",
@@ -600,7 +601,7 @@ def test_a_whole_read_that_stopped_at_the_bridge_goes_on_to_the_rest_of_the_ques
     stopped at the bridge, so the rest of the question, the director's name in its place, is hop 2."""
     script = [(KEPT_WHOLE, 2.0), ("Christopher Nolan", 1.1), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     bridge = step_outputs(answer, "Bridge")[0]
     assert bridge["description"] == "the director of Inception" and bridge["goes_on"]
     assert bridge["first"] == "What is the director of Inception?" and bridge["rest"] == "Where was #1 born?"
@@ -617,12 +618,12 @@ def test_a_whole_read_past_the_bridge_stands_and_the_check_can_be_turned_off(wor
     bridge, and its answer stands. With `bridge_check: false` nothing more is read."""
     script = [(KEPT_WHOLE, 2.0), ("London", 1.1), ("Christopher Nolan", 1.1)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     assert answer.answer == "London" and answer.chain == [] and not step_outputs(answer, "Bridge")[0]["goes_on"]
     assert len(resources.llm.prompts) == 3
 
     off, resources = loop_agent(world, tmp_path / "off", spacy_extractor, script, hops=True, max_iterations=1, bridge_check=False)
-    kept = off.answer(QUESTION, enrich=False)
+    kept = off.answer(QUESTION, enrich="never")
     assert kept.answer == "London" and "Bridge" not in kept.trace.step_names() and len(resources.llm.prompts) == 2
 
 
@@ -708,12 +709,12 @@ def test_a_whole_read_that_states_its_answer_is_not_read_again(world, tmp_path, 
     """`agent.grow: unstated`: the first read's answer is a span of what it read, so however high its
     perplexity, no wider context is read to confirm it (the perplexity rule would read on)."""
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], grow="unstated")
-    answer = agent.answer("Who directed Inception?", enrich=False)
+    answer = agent.answer("Who directed Inception?", enrich="never")
     assert len(resources.llm.prompts) == 1 and answer.answer == "Christopher Nolan"
     assert [o["reason"] for o in step_outputs(answer, "CheckSufficiency")] == [GROUNDED]
 
     by_perplexity, old = loop_agent(world, tmp_path / "old", spacy_extractor, [("Christopher Nolan", 1.9)], grow="perplexity")
-    by_perplexity.answer("Who directed Inception?", enrich=False)
+    by_perplexity.answer("Who directed Inception?", enrich="never")
     assert len(old.llm.prompts) > 1  # the same read over the threshold reads a wider context
 
 
@@ -722,7 +723,7 @@ def test_a_whole_read_that_does_not_state_its_answer_grows_and_a_stated_answer_w
     is kept although its perplexity is higher, and reading stops there."""
     script = [("Steven Spielberg", 1.05), ("Christopher Nolan", 1.4)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, grow="unstated")
-    answer = agent.answer("Who directed Inception?", enrich=False)
+    answer = agent.answer("Who directed Inception?", enrich="never")
     assert answer.answer == "Christopher Nolan" and len(resources.llm.prompts) == 2
     reads = step_outputs(answer, "CheckSufficiency")
     assert [r["grounded"] for r in reads] == [False, True] and reads[-1]["reason"] == GROUNDED
@@ -731,7 +732,7 @@ def test_a_whole_read_that_does_not_state_its_answer_grows_and_a_stated_answer_w
 
     never = [("Steven Spielberg", 1.05)]
     capped, capped_resources = loop_agent(world, tmp_path / "capped", spacy_extractor, never, grow="unstated", max_iterations=2)
-    capped.answer("Who directed Inception?", enrich=False)
+    capped.answer("Who directed Inception?", enrich="never")
     assert len(capped_resources.llm.prompts) == 2  # never stated: max_iterations reads, none past them
 
 
@@ -740,12 +741,12 @@ def test_read_first_plans_only_when_the_whole_read_is_unsure(world, tmp_path, sp
     one that does not is planned, and the chain that grounds answers."""
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
     sure, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.9)], **options)
-    answer = sure.answer("Who directed Inception?", enrich=False)
+    answer = sure.answer("Who directed Inception?", enrich="never")
     assert "Plan" not in answer.trace.step_names() and len(resources.llm.prompts) == 1
 
     script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("London", 1.1)]
     unsure, resources = loop_agent(world, tmp_path / "unsure", spacy_extractor, script, **options)
-    answer = unsure.answer(QUESTION, enrich=False)
+    answer = unsure.answer(QUESTION, enrich="never")
     tools = answer.trace.step_names()
     assert tools.index("CheckSufficiency") < tools.index("Plan")  # read first, then planned
     assert answer.answer == "London" and [h["answer"] for h in answer.chain] == ["Christopher Nolan", "London"]
@@ -757,7 +758,7 @@ def test_read_first_keeps_the_whole_read_when_the_chain_does_not_ground(world, t
     script = [("Paris", 1.1), (CHAIN, 2.0), ("Christopher Nolan", 1.1), ("Tokyo", 1.1)]
     options = {"hops": True, "plan_when": "unsure", "grow": "unstated", "max_iterations": 1}
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, script, **options)
-    answer = agent.answer(QUESTION, enrich=False)
+    answer = agent.answer(QUESTION, enrich="never")
     assert "Plan" in answer.trace.step_names() and len(step_outputs(answer, "Hop")) == 2
     assert answer.answer == "Paris" and answer.chain == [] and not answer.sure
 
@@ -787,16 +788,17 @@ def test_in_the_background_an_unsure_answer_queues_its_round_and_the_job_writes_
     (ran,) = resources.jobs.run_pending(agent.jobs.run)
     assert ran.state == "done" and ran.result["partition"] in committed_partitions(Path(resources.config.paths.graph))
     assert resources.jobs.jobs("pending", "running") == [] and resources.writer.verify() == []
-    again = agent.answer(QUESTION, enrich=False)
+    again = agent.answer(QUESTION, enrich="never")
     new_facts = {e["id"] for e in resources.store.rows_of([ran.result["partition"]])[1]}
     assert new_facts and again.trace.first(Ranked).wire["pagerank_graph"][1] > answer.trace.first(Ranked).wire["pagerank_graph"][1]
 
 
-def test_enrich_false_never_queues_and_a_bad_mode_is_refused(world, tmp_path, spacy_extractor):
+def test_enrich_never_never_queues_and_a_bad_mode_is_refused(world, tmp_path, spacy_extractor):
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 20.0)], max_iterations=1, enrich_when="background")
-    assert agent.answer(QUESTION, enrich=False).queued == [] and resources.jobs.jobs() == []
-    with pytest.raises(QueryError, match="enrich must be 'background', 'now'"):
-        agent.answer(QUESTION, enrich="later")
+    assert agent.answer(QUESTION, enrich="never").queued == [] and resources.jobs.jobs() == []
+    for bad in ("later", False, True):  # one type: the bools of earlier releases are refused, not guessed at
+        with pytest.raises(QueryError, match="enrich must be 'never', 'now' or 'background'"):
+            agent.answer(QUESTION, enrich=bad)
 
 
 def test_a_spent_reader_budget_answers_with_the_best_read_of_the_question_so_far(world, tmp_path, spacy_extractor):
@@ -805,13 +807,13 @@ def test_a_spent_reader_budget_answers_with_the_best_read_of_the_question_so_far
     question fits in changes nothing."""
     script = [("Steven Spielberg", 1.05), ("Christopher Nolan", 1.4), ("Christopher Nolan", 1.3)]
     bounded, bounded_resources = loop_agent(world, tmp_path, spacy_extractor, script, grow="unstated", max_reader_calls=1)
-    answer = bounded.answer("Who directed Inception?", enrich=False)
+    answer = bounded.answer("Who directed Inception?", enrich="never")
     assert len(bounded_resources.llm.prompts) == 1 and answer.trace.reader_calls() == 1
     assert answer.answer == "Steven Spielberg" and answer.spent == "1 of 1 reader calls made"
     assert answer.citations and answer.to_dict()["spent"] == answer.spent
 
     roomy, _ = loop_agent(world, tmp_path / "roomy", spacy_extractor, script, grow="unstated", max_reader_calls=6)
-    unbounded = roomy.answer("Who directed Inception?", enrich=False)
+    unbounded = roomy.answer("Who directed Inception?", enrich="never")
     assert unbounded.answer == "Christopher Nolan" and unbounded.spent is None
 
 
@@ -834,5 +836,5 @@ def test_a_question_past_its_answer_time_reads_nothing_more_and_says_so(world, t
     import time
 
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 1.2)])
-    answer = agent.answer("Who directed Inception?", enrich=False, answer_by=time.monotonic())
+    answer = agent.answer("Who directed Inception?", enrich="never", hooks=Hooks(answer_by=time.monotonic()))
     assert resources.llm.prompts == [] and answer.spent == "the time limit is near" and answer.answer == ""

@@ -61,7 +61,7 @@ def test_bad_queries_exit_nonzero_with_one_line_and_change_nothing(gap_config, c
 
 def test_mixed_script_question_is_answered(gap_config, embedded_llm, spacy_extractor):
     answer = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor)).answer(
-        "Кто режиссёр Inception? 谁导演了 Inception?", enrich=False
+        "Кто режиссёр Inception? 谁导演了 Inception?", enrich="never"
     )
     # Query analysis comes first, then the search's first read as for any question: the Latin-script name
     # is found among the other scripts, its page is read and cited, and the reader gives an answer.

@@ -94,7 +94,7 @@ def test_concurrent_questions_in_threads_match_sequential_answers(gap_config, em
 
     agent = make_agent(Resources(gap_config, llm=embedded_llm, extractor=spacy_extractor))
     questions = ["Who directed Inception?", "Who stars in Inception?", "What did DiCaprio win in 2016?"]
-    sequential = [agent.answer(q, enrich=False).answer for q in questions]
+    sequential = [agent.answer(q, enrich="never").answer for q in questions]
     with ThreadPoolExecutor(3) as pool:
-        concurrent = list(pool.map(lambda q: agent.answer(q, enrich=False).answer, questions))
+        concurrent = list(pool.map(lambda q: agent.answer(q, enrich="never").answer, questions))
     assert concurrent == sequential

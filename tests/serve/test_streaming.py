@@ -38,7 +38,7 @@ def _check_order(events: list[dict]) -> dict:
 def test_ask_streams_each_step_then_the_answer(gap_config, spacy_extractor):
     rag = EnrichRAG(gap_config, llm=ScriptedLLM([("Christopher Nolan", 1.1)]))
     try:
-        answer = _check_order(list(rag.ask(QUESTION, enrich=False, stream=True)))
+        answer = _check_order(list(rag.ask(QUESTION, enrich="never", stream=True)))
     finally:
         rag.close()
     assert answer["answer"] == "Christopher Nolan" and answer["citations"]

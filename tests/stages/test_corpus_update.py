@@ -159,11 +159,11 @@ def test_questions_cite_added_documents_and_never_removed_ones(gap_config, spacy
     resources = _resources(config, spacy_extractor, embedded_llm)
     _add(resources, [_docs(tmp_path, tenet_md=TENET)])
     agent = make_agent(resources)
-    answer = agent.answer("Who stars in Tenet?", enrich=False)
+    answer = agent.answer("Who stars in Tenet?", enrich="never")
     assert any(c.chunk_id.startswith("tenet.md::") for c in answer.citations)
 
-    cited = agent.answer("Which award did Leonardo DiCaprio win?", enrich=False)
+    cited = agent.answer("Which award did Leonardo DiCaprio win?", enrich="never")
     assert any(c.chunk_id == "dicaprio::c0" for c in cited.citations)
     _remove(resources, ["dicaprio"])
-    after = agent.answer("Which award did Leonardo DiCaprio win?", enrich=False)
+    after = agent.answer("Which award did Leonardo DiCaprio win?", enrich="never")
     assert not [c for c in after.citations if c.doc_id == "dicaprio" or c.chunk_id == "dicaprio::c0"]
