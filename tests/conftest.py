@@ -31,6 +31,23 @@ BUILD_FIXTURES = {"built_small", "gap_config", "world", "small_build", "gap_buil
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+@pytest.fixture(autouse=True)
+def answers_follow_the_diagram(monkeypatch):
+    """Every answer the loop gives in any test takes only the arrows the README's diagram draws
+    (`agent/loop.py` `STAGES`, which the diagram is generated from): a step added to the loop and not to
+    the diagram fails the test that first runs it."""
+    from enrich_rag.agent.loop import Agent, follows_stages
+
+    answer = Agent.answer
+
+    def checked(self, question, **options):
+        given = answer(self, question, **options)
+        assert follows_stages(given.trace.step_names()), f"steps the diagram does not draw: {given.trace.step_names()}"
+        return given
+
+    monkeypatch.setattr(Agent, "answer", checked)
+
+
 def pytest_collection_modifyitems(items):
     """A test that loads a real model is slow, one that builds indexes or a DVC repository is an
     integration test; `scripts/run.sh fast` runs neither, `scripts/run.sh test` (CI) runs all."""

@@ -22,7 +22,7 @@ def test_an_upward_import_is_caught(tmp_path, monkeypatch, capsys):
     (package / "storage" / "x.py").write_text("def f():\n    from enrich_rag.agent.loop import Agent\n")
     monkeypatch.setattr(checker, "PACKAGE", package)
     assert checker.main() == 1
-    assert "UPWARD: storage (rank 2) imports agent (rank 5) at enrich_rag/storage/x.py:2" in capsys.readouterr().err
+    assert "UPWARD: storage (rank 2) imports agent (rank 7) at enrich_rag/storage/x.py:2" in capsys.readouterr().err
 
 
 def test_an_import_circle_and_a_front_door_import_are_caught(tmp_path, monkeypatch, capsys):
@@ -38,7 +38,7 @@ def test_an_import_circle_and_a_front_door_import_are_caught(tmp_path, monkeypat
     assert "CIRCLE: enrich_rag.stages.a -> enrich_rag.stages.b -> enrich_rag.stages.a" in capsys.readouterr().err
     (package / "stages" / "b.py").write_text("from enrich_rag import EnrichRAG\n")  # the front door is the top room
     assert checker.main() == 1
-    assert "UPWARD: stages (rank 4) imports __init__ (rank 9)" in capsys.readouterr().err
+    assert "UPWARD: stages (rank 4) imports __init__ (rank 11)" in capsys.readouterr().err
 
 
 def test_the_core_commands_import_without_any_extra():

@@ -1,15 +1,12 @@
-"""The per-question loop, as the README's diagram draws it:
-
-AnalyzeQuery -> a learned fact recalled, or one read of the question (agent/one_read.py: the search's
-first read; where it does not state its answer, GraphRank -> EnrichContext -> CheckSufficiency rounds
-with Analyze & Decide and EnrichGraph between them) -> where that read did not state its answer, Plan ->
-hops -> compose (agent/chain.py) -> the answer, its quote, its sureness -> learned facts and enrichment
-queued behind it.
-"""
+"""The per-question loop. `STAGES` below is its order, stage by stage, with the steps each records and
+where each can go next; the README's diagram is drawn from it (`python scripts/results_page.py`), and the
+tests check that every step kind is drawn and that the loop's traces only take the drawn arrows."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from enrich_rag.agent.answer import BACKGROUND, NOT_FOUND, Answer, enrich_when
 from enrich_rag.agent.chain import bridge, chain, plan, plans
@@ -19,12 +16,109 @@ from enrich_rag.agent.one_read import one_read, stated
 from enrich_rag.agent.plan import ONE_HOP, one_hop
 from enrich_rag.agent.steps import QuestionState, SearchRound, Steps
 from enrich_rag.agent.stream import Hooks
-from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, Trace
+from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, StepKind, Trace
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.citations import citations
 from enrich_rag.evidence.query_analysis import validate_question
 from enrich_rag.evidence.quote import quote
 from enrich_rag.resources import Resources
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the loop as the diagram draws it: the step kinds it records in the trace and the
+    stages it can hand over to (a stage may repeat: rounds, iterations, hops)."""
+
+    name: str
+    does: str
+    kinds: frozenset[StepKind]
+    then: tuple[str, ...] = ()
+
+
+_READING = frozenset({StepKind.GRAPH_RANK, StepKind.ENRICH_CONTEXT, StepKind.CHECK_SUFFICIENCY, StepKind.ANALYZE_DECIDE})
+_GROWING = frozenset({StepKind.ENRICH_GRAPH, StepKind.QUEUE_ENRICHMENT})
+_AFTER_READING = ("route", "plan", "bridge", "compare", "confidence", "learn")
+STAGES = (
+    Stage(
+        "analyze",
+        "the question's entities and kind",
+        frozenset({StepKind.ANALYZE_QUERY}),
+        ("recall", "first read", "rounds", "route", "plan"),
+    ),
+    Stage(
+        "recall",
+        "a learned fact that asks the same answers it",
+        frozenset({StepKind.RECALL, StepKind.CHECK_SUFFICIENCY}),
+        ("first read", "rounds", "route", "plan", "compare", "confidence", "learn"),
+    ),
+    Stage(
+        "first read",
+        "one search (the hybrid's first passages, GraphRank's walk below) -> its top 3 (5 on titled "
+        "passages) -> CheckSufficiency; a read that states its answer is the answer",
+        _READING,
+        ("rounds", *_AFTER_READING),
+    ),
+    Stage(
+        "rounds",
+        "else GraphRank (neighbourhood off the Parquet via DuckDB, PageRank) -> EnrichContext (PCST = the "
+        "context, a passage wider each time) -> CheckSufficiency (perplexity) -> Analyze & Decide -> EnrichGraph "
+        "(deep extraction -> partition -> txtai upsert -> DVC commit -> again) or QueueEnrichment",
+        _READING | _GROWING,
+        _AFTER_READING,
+    ),
+    Stage(
+        "route",
+        "a comparison is read whole, with no plan (`agent.compare_in_one_read`)",
+        frozenset({StepKind.ROUTE}),
+        ("first read", "rounds", "compare", "confidence", "learn"),
+    ),
+    Stage(
+        "plan",
+        "where the whole read did not state its answer: the reader writes single-hop sub-questions",
+        frozenset({StepKind.PLAN}),
+        ("hops", "first read", "rounds", "compare", "confidence", "learn"),
+    ),
+    Stage(
+        "hops",
+        "each sub-question (#n filled) read on its own rounds; a chain answers with its last hop, side-by-"
+        "side hops with one more read; a chain that does not state its answer gives way to the whole read",
+        frozenset({StepKind.HOP, StepKind.RECALL}) | _READING | _GROWING,
+        ("compare", "confidence", "learn"),
+    ),
+    Stage(
+        "bridge",
+        "a description in a question kept whole is read as a hop; where it answers what the whole read did, the rest is read as hop 2",
+        frozenset({StepKind.BRIDGE, StepKind.HOP, StepKind.RECALL}) | _READING,
+        ("compare", "confidence", "learn"),
+    ),
+    Stage(
+        "compare",
+        "two dates read again a side at a time",
+        frozenset({StepKind.COMPARE}),
+        ("confidence", "learn"),
+    ),
+    Stage(
+        "confidence",
+        "1 - P(wrong) from a fitted model (else the perplexity rule) -> sure",
+        frozenset({StepKind.CONFIDENCE}),
+        ("learn",),
+    ),
+    Stage(
+        "learn",
+        "grounded hops kept as learned facts, queued with the answer's enrichment",
+        frozenset({StepKind.LEARN, StepKind.QUEUE_ENRICHMENT}),
+    ),
+)
+ANSWERED = "The answer, its quote (the line that states it) and citations; past the reader budget, the best read so far, flagged `spent`"
+
+
+def follows_stages(kinds: Sequence[str]) -> bool:
+    """Whether a trace's steps, in the order they finished, take only the arrows `STAGES` draws."""
+    by_name = {stage.name: stage for stage in STAGES}
+    at = {"analyze"} if kinds and kinds[0] == StepKind.ANALYZE_QUERY else set()
+    for kind in kinds[1:]:
+        at = {n for name in at for n in (name, *by_name[name].then) if kind in by_name[n].kinds}
+    return bool(at) or not kinds
 
 
 class Agent:
