@@ -225,13 +225,11 @@ def undocumented_public_calls(root: Path) -> list[str]:
     cli = root / "enrich_rag" / "cli" / "main.py"
     for node in ast.walk(ast.parse(cli.read_text(encoding="utf-8"))):
         if isinstance(node, ast.FunctionDef) and any("command" in ast.unparse(d) for d in node.decorator_list):
-            bare = [
-                a.arg
-                for a in node.args.args
-                if "help=" not in ast.unparse(a.annotation or ast.Constant(""))
-                and not ast.unparse(a.annotation or ast.Constant("")).endswith("Option")
-            ]
-            missing += [f"cli:{node.name}:{a}" for a in bare]
+            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) + list(node.args.defaults)
+            for argument, default in zip(node.args.args, defaults):
+                declared = ast.unparse(argument.annotation or ast.Constant("")) + ast.unparse(default or ast.Constant(""))
+                if "help=" not in declared and not ast.unparse(argument.annotation or ast.Constant("")).endswith("Option"):
+                    missing.append(f"cli:{node.name}:{argument.arg}")
     for path in _py(root / "enrich_rag" / "serve"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == "BaseModel" for b in node.bases):

@@ -50,60 +50,147 @@ class Graph:
         self._resources = resources
 
     def partitions(self) -> list[dict[str, Any]]:
-        """Seed first, then enrichments in write order: rows, facts by extractor, how DVC versions each."""
+        """The graph's partitions, the seed first, then enrichments in write order.
+
+        Returns:
+            One dict per partition: its name, rows, facts by extractor, and how DVC versions it.
+        """
         return self._resources.writer.partitions()
 
     def stats(self) -> dict[str, Any]:
+        """How big the graph is now.
+
+        Returns:
+            Counts of nodes, edges and links by kind.
+        """
         return self._resources.store.counts()
 
     def verify(self) -> list[str]:
-        """What disagrees between partitions, graph index and DVC records, one line each (empty: consistent)."""
+        """Check that partitions, graph index and DVC records agree.
+
+        Returns:
+            What disagrees, one line each; empty when the graph is consistent.
+        """
         return self._resources.writer.verify()
 
     def rollback(self, partition: str) -> dict[str, Any]:
-        """Remove an enrichment, add or remove partition (documents added come out, removed ones back);
-        for a compaction, restore the partitions it merged."""
+        """Undo one write: an enrichment, add or remove partition (documents added come out, removed
+        ones come back), or a compaction (the partitions it merged are restored).
+
+        Args:
+            partition: the partition's name, as `partitions()` lists it.
+
+        Returns:
+            What was undone: the partition, the rows and index entries removed, the DVC record.
+
+        Raises:
+            StorageError: no such partition, the seed, a partition compacted into another, or no DVC copy.
+        """
         return self._resources.writer.rollback(partition)
 
     def compact(self) -> dict[str, Any] | None:
-        """Merge the enrichment partitions into one (None: fewer than two)."""
+        """Merge the enrichment partitions into one, so reads open fewer files.
+
+        Returns:
+            The merged partition and what it replaced; None when there are fewer than two.
+        """
         return self._resources.writer.compact()
 
     def reconcile(self) -> Reconciliation:
-        """Finish or roll back what a killed write left (opening a project does this unless told not to)."""
+        """Finish or roll back what a killed write left (opening a project does this unless told not to).
+
+        Returns:
+            What was finished and what was rolled back.
+        """
         return self._resources.writer.reconcile()
 
     def repair(self) -> dict[str, str]:
-        """Restore damaged partitions from the DVC cache, or remove them with their index rows without a copy."""
+        """Restore damaged partitions from the DVC cache, or remove them with their index rows without a copy.
+
+        Returns:
+            Each damaged partition and what was done to it.
+
+        Raises:
+            StorageError: the seed is damaged and the DVC cache cannot restore it.
+        """
         return self._resources.writer.repair()
 
     def learned(self) -> list[dict[str, Any]]:
-        """Facts the loop learned from grounded reads (evidence/learned_facts.py), newest first: each its id, subject,
-        question, answer, cited chunk, reader and partition."""
+        """Facts the loop learned from grounded reads (evidence/learned_facts.py), newest first.
+
+        Returns:
+            One dict per fact: its id, subject, question, answer, cited chunk, reader and partition.
+        """
         return [learned_record(row) for row in learned_rows(self._resources.store)]
 
     def forget(self, *fact_ids: str) -> dict[str, Any]:
         """Hide facts from every later question: a `forget-` partition names them (rolling it back
-        brings them back)."""
+        brings them back).
+
+        Args:
+            fact_ids: the ids `learned()` lists.
+
+        Returns:
+            The partition written, the ids forgotten and its DVC record.
+
+        Raises:
+            StorageError: an id is not a learned fact of the graph, or nothing was forgotten.
+        """
         commit = self._resources.writer.forget(list(fact_ids))
         return {"partition": commit.partition, "forgotten": list(fact_ids), "dvc": commit.dvc}
 
     def find(self, entity: str) -> list[dict[str, Any]]:
-        """Nodes whose name matches `entity`."""
+        """Nodes whose name matches an entity.
+
+        Args:
+            entity: a name: its exact normalised form first, then names and aliases that contain it.
+
+        Returns:
+            The matching nodes: id, name, kind.
+        """
         return self._resources.store.find_nodes(entity)
 
     def neighbors(self, node_id: str, limit: int) -> list[dict[str, Any]]:
-        """The facts around one node."""
+        """The facts around one node.
+
+        Args:
+            node_id: a node's id, as `find` gives it.
+            limit: at most this many facts.
+
+        Returns:
+            The facts (subject, relation, object, evidence, chunk, partition).
+        """
         return self._resources.store.neighbors([node_id], limit=limit)
 
     def networkx(self, upto: str | None = None) -> Any:
-        """The graph now, or the version ending at partition `upto`, as a networkx graph."""
+        """The graph as a networkx graph (the `networkx` package is imported here).
+
+        Args:
+            upto: the version ending at this partition; None: the graph now.
+
+        Returns:
+            A `networkx.MultiDiGraph` of nodes and facts.
+
+        Raises:
+            StorageError: no partition `upto`.
+        """
         from enrich_rag.storage.export import graph_to_networkx, version_partitions
 
         return graph_to_networkx(self._resources.store, version_partitions(self._resources.config.paths.graph, upto))
 
     def export(self, path: Path | str, upto: str | None = None) -> Path:
-        """GraphML of the graph now, or of the version ending at partition `upto`."""
+        """Write the graph as GraphML.
+
+        Args:
+            path: the file to write (written atomically).
+            upto: the version ending at this partition; None: the graph now.
+
+        Returns:
+            The path written.
+
+        Raises:
+            StorageError: no partition `upto`.
+        """
         from enrich_rag.storage.export import write_graphml
 
         return write_graphml(self.networkx(upto), path)
@@ -138,8 +225,16 @@ class EnrichRAG:
         self.graph = Graph(self.resources)
 
     def agent(self, agent: AgentConfig | None = None, evidence: EvidenceConfig | None = None) -> Agent:
-        """The loop with the project's settings, or with these agent and evidence settings (a method of
-        the evaluation, the web page's saved settings)."""
+        """The loop with the project's settings, or with other agent and evidence settings (a method of
+        the evaluation, the web page's saved settings); the last few are kept built.
+
+        Args:
+            agent: agent settings; None: the project's.
+            evidence: evidence settings; None: the project's.
+
+        Returns:
+            The `Agent` (`agent/loop.py`).
+        """
         key = (agent or self.config.agent, evidence or self.config.evidence)
         if key not in self._agents:
             while len(self._agents) >= MAX_AGENTS:  # the oldest settings go first (the page may change them often)
@@ -151,14 +246,41 @@ class EnrichRAG:
     def open(
         cls, params: Path | str = "params.yaml", overlay: Path | str | None = None, reconcile: bool = True, llm: LLM | None = None
     ) -> EnrichRAG:
-        """A built project: `params.yaml`, and optionally an overlay (`configs/<name>.yaml`, a workspace's `config.yaml`)."""
+        """Open a built project.
+
+        Args:
+            params: the project's `params.yaml`.
+            overlay: a configuration over it (`configs/<name>.yaml`, a workspace's `config.yaml`).
+            reconcile: finish or undo what a killed write left first; False looks at the graph as it is.
+            llm: a reader already loaded (any object with its methods) instead of the configured one.
+
+        Returns:
+            The project, its models loaded on first use.
+
+        Raises:
+            ConfigError: a bad key or value in the configuration, named in one line.
+        """
         return cls(load_config(params, overlay), params, overlay, reconcile, llm)
 
     @classmethod
     def from_folder(
         cls, folder: Path | str, workspace: Path | str | None = None, params: Path | str = "params.yaml", llm: LLM | None = None
     ) -> EnrichRAG:
-        """Build (or reuse) a workspace for a folder of .txt, .md, .rst, .html, .docx, .pdf and .jsonl files, and open it."""
+        """Build (or reuse) a workspace for a folder of .txt, .md, .rst, .html, .docx, .pdf and
+        .jsonl files, and open it.
+
+        Args:
+            folder: the folder of documents.
+            workspace: where the workspace goes; None: `workspaces/<folder name>`.
+            params: the `params.yaml` the workspace starts from.
+            llm: a reader already loaded instead of the configured one.
+
+        Returns:
+            The project over that folder.
+
+        Raises:
+            InputDataError: no such folder, or no readable documents in it.
+        """
         from enrich_rag.stages.folder import build_folder
 
         overlay = build_folder(folder, workspace, params)
@@ -241,29 +363,72 @@ class EnrichRAG:
         )
 
     def enrich(self, question: str) -> EnrichResult:
-        """One EnrichGraph round for what the question needs (a new partition when it found anything)."""
+        """One EnrichGraph round for what a question needs, now.
+
+        Args:
+            question: the question whose gaps are read.
+
+        Returns:
+            What the round searched, read and wrote (a new partition when it found anything).
+
+        Raises:
+            QueryError: the question is empty, binary or too long.
+        """
         return self.agent().jobs.enrich(validate_question(question), [])
 
     def enrich_pending(self, limit: int = 0, kind: str | None = None) -> list[EnrichmentJob]:
-        """Run the queued jobs (`kind`: only "enrich" rounds or "learn" facts), oldest first, one at a
-        time (`limit`: at most that many); each job as it ended. A job whose worker was killed is run
-        again whole."""
+        """Run the queued jobs, oldest first, one at a time; a job whose worker was killed is run
+        again whole.
+
+        Args:
+            limit: at most this many; 0: all.
+            kind: only "enrich" rounds or "learn" facts; None: both.
+
+        Returns:
+            Each job run, as it ended.
+        """
         return self.resources.jobs.run_pending(self.agent().jobs.run, limit, kind)
 
     def jobs(self) -> list[EnrichmentJob]:
-        """The enrichment queue: pending, running, done and failed jobs, oldest first."""
+        """The enrichment queue (a job whose worker died is put back first).
+
+        Returns:
+            Pending, running, done and failed jobs, oldest first.
+        """
         self.resources.jobs.requeue_stale()
         return self.resources.jobs.jobs()
 
     def add(self, *paths: Path | str) -> CorpusUpdate:
-        """Add new or changed documents (files or folders) to the corpus and graph; unchanged ones are skipped."""
+        """Add new or changed documents to the corpus and graph; unchanged ones are skipped.
+
+        Args:
+            paths: files or folders.
+
+        Returns:
+            What was added, changed and skipped, and the partition written.
+
+        Raises:
+            InputDataError: a path does not exist or holds no readable document.
+        """
         from enrich_rag.stages.corpus_update import read_documents
 
         return self._add(read_documents(list(paths), self.config.corpus.format, self.config.corpus.source))
 
     def add_text(self, text: str, doc_id: str = "", title: str = "") -> CorpusUpdate:
-        """A string as a document (markdown headings make its sections). Without `doc_id` the id is the
-        text's hash (the same text twice is one document); with it, new text under an id replaces the old."""
+        """Add a string as a document (markdown headings make its sections).
+
+        Args:
+            text: the document's text.
+            doc_id: its id; empty: the text's hash (the same text twice is one document). New text under
+                an existing id replaces the old.
+            title: its title; empty: its first `#` heading, else its first line.
+
+        Returns:
+            What was added or changed, and the partition written.
+
+        Raises:
+            InputDataError: the text is empty or binary.
+        """
         from enrich_rag.ingest.documents import text_document
 
         return self._add([text_document(text, doc_id, title)])
@@ -272,30 +437,64 @@ class EnrichRAG:
         from enrich_rag.stages.corpus_update import add_documents
 
         resources = self.resources
-        return add_documents(self.config, resources.passages, resources.writer, lambda: resources.seed_extractor, docs)
+        return add_documents(self.config, resources.passages, resources.writer, extractor=lambda: resources.seed_extractor, docs=docs)
 
     def passage(self, chunk_id: str) -> Passage | None:
-        """One chunk by its id (what a citation points at)."""
+        """One chunk by its id (what a citation points at).
+
+        Args:
+            chunk_id: the chunk's id.
+
+        Returns:
+            The passage, or None when no live chunk has that id.
+        """
         return self.resources.passages.get(chunk_id)
 
     def documents(self) -> list[DocumentEntry]:
-        """Every document the corpus has held: id, title, live chunks, where it came from, built/added/removed."""
+        """Every document the corpus has held.
+
+        Returns:
+            Each document's id, title, live chunks, source, and whether it was built, added or removed.
+        """
         return self.resources.passages.documents()
 
     def search(self, query: str, k: int = 5, graph: bool = True) -> list[Passage]:
-        """Passages with scores and no reader (bring your own): the hybrid's first passages, then GraphRank's order;
-        `graph=False`: the hybrid search alone."""
+        """Passages with scores and no reader (bring your own): the hybrid's first passages, then
+        GraphRank's order.
+
+        Args:
+            query: what to search for.
+            k: how many passages, 1 to 100.
+            graph: False: the hybrid search (dense + BM25) alone.
+
+        Returns:
+            The passages, best first, each with its score.
+
+        Raises:
+            EnrichRagError: `k` out of range; QueryError: the query is empty, binary or too long.
+        """
         if not 1 <= k <= MAX_SEARCH_K:
             raise EnrichRagError(f"k must be between 1 and {MAX_SEARCH_K}, got {k}")
         return self.agent().retriever.retrieve(query, k, graph)
 
     def remove(self, *doc_ids: str) -> CorpusUpdate:
-        """Remove documents by id: their passages, facts and links are no longer read or cited."""
+        """Remove documents: their passages, facts and links are no longer read or cited.
+
+        Args:
+            doc_ids: the documents' ids, as `documents()` lists them.
+
+        Returns:
+            What was removed and the partition written (`graph.rollback` brings them back).
+
+        Raises:
+            InputDataError: an id is not in the corpus.
+        """
         from enrich_rag.stages.corpus_update import remove_documents
 
         return remove_documents(self.resources.passages, self.resources.writer, list(doc_ids))
 
     def close(self) -> None:
+        """Close the stores and let the models go (also on leaving a `with` block)."""
         self.resources.close()
 
     def __enter__(self) -> EnrichRAG:
@@ -306,9 +505,19 @@ class EnrichRAG:
 
 
 def open_workspaces(params: Path | str, overlays: Mapping[str, Path | str | None]) -> dict[str, EnrichRAG]:
-    """Several built folders in one process (a server's workspaces), by name: each its own project (graph,
-    indexes, jobs), the first with the configured reader and every other with that same one (the reader
-    is most of a process's memory)."""
+    """Open several built folders in one process (a server's workspaces): each its own project
+    (graph, indexes, jobs), all sharing the first one's reader (the reader is most of a process's memory).
+
+    Args:
+        params: the `params.yaml` every workspace starts from.
+        overlays: each workspace's name and its `config.yaml`.
+
+    Returns:
+        The projects by name, in the order given.
+
+    Raises:
+        ConfigError: a bad key or value in a workspace's configuration.
+    """
     opened: dict[str, EnrichRAG] = {}
     for name, overlay in overlays.items():
         shared = next(iter(opened.values())).resources.llm if opened else None

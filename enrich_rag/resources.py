@@ -49,16 +49,16 @@ class Resources:
             Path(config.paths.chunks),
             Path(config.paths.graph),
             SavedIndex(config.paths.corpus_index, lambda: open_index(config.paths.corpus_index, config.embeddings, self.query_vectors)),
-            self.passages.by_ids,
+            passages=self.passages.by_ids,
         )
         self.writer = GraphWriter(
             config.paths.graph,
             config.paths.graph_index,
             self.store,
-            DvcRepo(config.paths.dvc_root),
-            lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors),
-            config.storage.compact_after,
-            corpus,
+            dvc=DvcRepo(config.paths.dvc_root),
+            open_index=lambda: open_index(config.paths.graph_index, config.embeddings, self.query_vectors),
+            compact_after=config.storage.compact_after,
+            corpus=corpus,
         )
         self.jobs = JobQueue(jobs_folder(config.paths.graph))  # enrichments queued to run after their answers
 
@@ -106,7 +106,7 @@ class Resources:
             from enrich_rag.llm.prompts import fact_prompt
 
             extractor = self._given_extractor or make_extractor(
-                self.config.extraction, self.config.extraction.deep, lambda: self.llm, fact_prompt
+                self.config.extraction, self.config.extraction.deep, lambda: self.llm, prompt=fact_prompt
             )
             if not self.config.extraction.title_links:
                 return extractor
@@ -154,7 +154,10 @@ class Resources:
     def retrieval(self):
         from enrich_rag.evidence.select import corpus_retrieval
 
-        return self._get("retrieval", lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, self.store, self.graph_index))
+        return self._get(
+            "retrieval",
+            lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, store=self.store, graph_index=self.graph_index),
+        )
 
     @property
     def corpus_kind(self) -> str:

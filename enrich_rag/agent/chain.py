@@ -1,4 +1,4 @@
-"""A question read as hops: Plan, each hop read on its own (agent/one_read.py's rounds on its
+"""A question read as hops: Plan, each hop read on its own (agent/whole_read.py's rounds on its
 sub-question), the hops composed into one answer; and the bridge check of a question kept whole that
 names a thing by a description."""
 
@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 from enrich_rag.agent.hops import Hop, chain_evidence, grounded, hop_analysis, merged_subgraph, same_answer
 from enrich_rag.agent.memory import recalled
-from enrich_rag.agent.one_read import search_round
 from enrich_rag.agent.plan import CHAIN, FIRST_ANSWER, Plan, bridge_split, make_plan
 from enrich_rag.agent.steps import QuestionState, SearchRound, Steps
 from enrich_rag.agent.sufficiency import ENRICH, Sufficiency, check_sufficiency
 from enrich_rag.agent.trace import Bridged, HopAnswered, Planned, Read, Routed, StepKind
+from enrich_rag.agent.whole_read import search_round
 from enrich_rag.evidence.query_analysis import COMPARISON, analyze_query
 
 
@@ -46,10 +46,10 @@ def chain(steps: Steps, state: QuestionState, made: Plan) -> tuple[list[Hop], Se
     for index in range(len(made.hops)):
         answers = [h.answer for h in hops]
         earlier = answers if made.kind == CHAIN else []
-        read, enriched = hop(steps, state, made.filled(index, answers), index + 1, earlier, rounds_left > 0)
+        read, enriched = hop(steps, state, made.filled(index, answers), index=index + 1, earlier=earlier, may_enrich=rounds_left > 0)
         rounds_left -= enriched
         hops.append(read)
-    return hops, composed(steps, state, made.kind, hops)
+    return hops, composed(steps, state, made.kind, hops=hops)
 
 
 def hop(
@@ -61,26 +61,30 @@ def hop(
     not grounded."""
     sub = hop_analysis(analyze_query(question, steps.resources.nlp, steps.resources.store), earlier)
     grounding = functools.partial(grounded, question=sub.question, earlier=earlier)
-    learned = recalled(steps, state, sub, grounding, earlier)
-    found = learned[0] if learned else search_round(steps, state, sub, 0, SearchRound(), steps.hop_choice, grounding)
+    learned = recalled(steps, state, sub, grounding=grounding, earlier=earlier)
+    found = (
+        learned[0]
+        if learned
+        else search_round(steps, state, sub, round_=0, before=SearchRound(), choice=steps.hop_choice, grounding=grounding)
+    )
     enriched = False
     decided = not found.grounded and may_enrich and steps.decide_hop(state, index, found) == ENRICH
     if decided and not steps.queue(state, sub.question, found):
         enriched = True
         if steps.enrich_graph(state, sub.question, found).grew:
-            retried = search_round(steps, state, sub, 1, found, steps.hop_choice, grounding)
+            retried = search_round(steps, state, sub, round_=1, before=found, choice=steps.hop_choice, grounding=grounding)
             found = retried if retried.better_than(found) else found
     sure = found.grounded if found.read else False
     read = Hop(
         index,
         sub.question,
         found.answer,
-        found.perplexity,
-        sure,
-        found.evidence,
-        found.subgraph,
-        learned[1] if learned else "",
-        sub.entities,
+        perplexity=found.perplexity,
+        grounded=sure,
+        evidence=found.evidence,
+        subgraph=found.subgraph,
+        learned=learned[1] if learned else "",
+        entities=sub.entities,
     )
     with state.trace.step(StepKind.HOP, hop=read.index, question=read.question) as step:
         step.record = HopAnswered(read)
@@ -114,12 +118,12 @@ def bridge(steps: Steps, state: QuestionState, whole: SearchRound) -> tuple[list
     split = bridge_split(state.question, steps.resources.nlp)
     if split is None:
         return None
-    first, _ = hop(steps, state, split.first, 1, [])
+    first, _ = hop(steps, state, split.first, index=1, earlier=[])
     goes_on = same_answer(first.answer, whole.answer)  # an empty hop answer names nothing
     with state.trace.step(StepKind.BRIDGE, description=split.description) as step:
-        step.record = Bridged(split, whole.answer, first.answer, goes_on)
+        step.record = Bridged(split, whole.answer, first.answer, goes_on=goes_on)
     if not goes_on:
         return None
-    second, _ = hop(steps, state, split.rest.replace(FIRST_ANSWER, first.answer), 2, [first.answer])
+    second, _ = hop(steps, state, split.rest.replace(FIRST_ANSWER, first.answer), index=2, earlier=[first.answer])
     hops = [first, second]
-    return hops, composed(steps, state, CHAIN, hops)
+    return hops, composed(steps, state, CHAIN, hops=hops)

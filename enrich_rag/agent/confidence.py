@@ -48,7 +48,7 @@ def features_of(
 ) -> dict[str, float]:
     """The one way features are computed, serving and fitting alike: what was read is the whole text of
     every chunk the answer cites (`chunk_texts` looks them up), never a fact citation's sentence alone."""
-    return answer_features(question, answer, summary, list(chunk_texts(chunk_ids)) if chunk_ids else [])
+    return answer_features(question, answer, summary, read=list(chunk_texts(chunk_ids)) if chunk_ids else [])
 
 
 def answer_features(question: str, answer: str, trace: Mapping[str, Any], read: Sequence[str]) -> dict[str, float]:

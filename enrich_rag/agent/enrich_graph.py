@@ -134,7 +134,7 @@ def enrich_graph(
     writer.require_dvc()
     timings: dict[str, float] = {}
     if targets == "random":
-        new = random_targets(question, corpus, store, limit_chunks, deep)
+        new = random_targets(question, corpus, store, limit=limit_chunks, deep=deep)
         result = EnrichResult("", "random")
     else:
         read = already_read(store, [p.id for p in candidates], deep)

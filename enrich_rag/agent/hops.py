@@ -80,7 +80,13 @@ class Hop:
         source = next((e for e in self.evidence if states(reading_line(e), self.answer)), self.evidence[0] if self.evidence else None)
         chunk, doc = (source.id, source.doc_id) if isinstance(source, Passage) else (getattr(source, "chunk_id", ""), "")
         return Edge(
-            self.question, HOP_RELATION, self.answer, f"{self.question} {self.answer}", chunk, doc, id=f"{HOP_FACT_PREFIX}{self.index}"
+            self.question,
+            HOP_RELATION,
+            self.answer,
+            evidence=f"{self.question} {self.answer}",
+            chunk_id=chunk,
+            doc_id=doc,
+            id=f"{HOP_FACT_PREFIX}{self.index}",
         )
 
     def record(self) -> dict[str, Any]:
@@ -114,4 +120,4 @@ def merged_subgraph(subgraphs: Sequence[Subgraph], evidence: Sequence[Evidence])
     edges = {e["id"]: e for sub in subgraphs for e in sub.edges}
     entry = list(dict.fromkeys(i for sub in subgraphs for i in sub.entry_ids))
     candidates = (sum(s.candidates[0] for s in subgraphs), sum(s.candidates[1] for s in subgraphs))
-    return Subgraph(list(nodes.values()), list(edges.values()), entry, list(evidence), candidates)
+    return Subgraph(list(nodes.values()), list(edges.values()), entry, evidence=list(evidence), candidates=candidates)

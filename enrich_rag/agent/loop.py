@@ -12,11 +12,11 @@ from enrich_rag.agent.answer import BACKGROUND, NOT_FOUND, Answer, enrich_when
 from enrich_rag.agent.chain import bridge, chain, plan, plans
 from enrich_rag.agent.hops import Hop
 from enrich_rag.agent.memory import learn, recalled, taught
-from enrich_rag.agent.one_read import one_read, stated
 from enrich_rag.agent.plan import ONE_HOP, one_hop
 from enrich_rag.agent.steps import QuestionState, SearchRound, Steps
 from enrich_rag.agent.stream import Hooks
 from enrich_rag.agent.trace import BudgetSpent, Queued, ReaderBudget, StepKind, Trace
+from enrich_rag.agent.whole_read import grounding_of, read_whole
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.citations import citations
 from enrich_rag.evidence.query_analysis import validate_question
@@ -43,20 +43,20 @@ STAGES = (
         "analyze",
         "the question's entities and kind",
         frozenset({StepKind.ANALYZE_QUERY}),
-        ("recall", "first read", "rounds", "route", "plan"),
+        then=("recall", "first read", "rounds", "route", "plan"),
     ),
     Stage(
         "recall",
         "a learned fact that asks the same answers it",
         frozenset({StepKind.RECALL, StepKind.CHECK_SUFFICIENCY}),
-        ("first read", "rounds", "route", "plan", "compare", "confidence", "learn"),
+        then=("first read", "rounds", "route", "plan", "compare", "confidence", "learn"),
     ),
     Stage(
         "first read",
         "one search (the hybrid's first passages, GraphRank's walk below) -> its top 3 (5 on titled "
         "passages) -> CheckSufficiency; a read that states its answer is the answer",
         _READING,
-        ("rounds", *_AFTER_READING),
+        then=("rounds", *_AFTER_READING),
     ),
     Stage(
         "rounds",
@@ -64,44 +64,44 @@ STAGES = (
         "context, a passage wider each time) -> CheckSufficiency (perplexity) -> Analyze & Decide -> EnrichGraph "
         "(deep extraction -> partition -> txtai upsert -> DVC commit -> again) or QueueEnrichment",
         _READING | _GROWING,
-        _AFTER_READING,
+        then=_AFTER_READING,
     ),
     Stage(
         "route",
         "a comparison is read whole, with no plan (`agent.compare_in_one_read`)",
         frozenset({StepKind.ROUTE}),
-        ("first read", "rounds", "compare", "confidence", "learn"),
+        then=("first read", "rounds", "compare", "confidence", "learn"),
     ),
     Stage(
         "plan",
         "where the whole read did not state its answer: the reader writes single-hop sub-questions",
         frozenset({StepKind.PLAN}),
-        ("hops", "first read", "rounds", "compare", "confidence", "learn"),
+        then=("hops", "first read", "rounds", "compare", "confidence", "learn"),
     ),
     Stage(
         "hops",
         "each sub-question (#n filled) read on its own rounds; a chain answers with its last hop, side-by-"
         "side hops with one more read; a chain that does not state its answer gives way to the whole read",
         frozenset({StepKind.HOP, StepKind.RECALL}) | _READING | _GROWING,
-        ("compare", "confidence", "learn"),
+        then=("compare", "confidence", "learn"),
     ),
     Stage(
         "bridge",
         "a description in a question kept whole is read as a hop; where it answers what the whole read did, the rest is read as hop 2",
         frozenset({StepKind.BRIDGE, StepKind.HOP, StepKind.RECALL}) | _READING,
-        ("compare", "confidence", "learn"),
+        then=("compare", "confidence", "learn"),
     ),
     Stage(
         "compare",
         "two dates read again a side at a time",
         frozenset({StepKind.COMPARE}),
-        ("confidence", "learn"),
+        then=("confidence", "learn"),
     ),
     Stage(
         "confidence",
         "1 - P(wrong) from a fitted model (else the perplexity rule) -> sure",
         frozenset({StepKind.CONFIDENCE}),
-        ("learn",),
+        then=("learn",),
     ),
     Stage(
         "learn",
@@ -177,9 +177,14 @@ class Agent:
             spent, hops, read = str(reason), [], state.best or SearchRound()
         text = steps.compared(state, read) if spent is None else read.answer
         chain_record = [h.record() for h in hops]
-        confidence = steps.confidence(state, text, read, chain_record)
+        confidence = steps.confidence(state, text, read, chain=chain_record)
         sure = self._sure(confidence, read, hops)
-        if spent is None and when is not None and self.config.learn and (facts := taught(steps, state, hops, read, stated(state.analysis))):
+        if (
+            spent is None
+            and when is not None
+            and self.config.learn
+            and (facts := taught(steps, state, hops, read=read, grounding=grounding_of(state.analysis)))
+        ):
             learn(steps, state, when, facts)
         line = quote(text, read.evidence, question)
         if not sure and (self.config.abstain if abstain is None else abstain):
@@ -210,13 +215,13 @@ class Agent:
         read that found its answer is not paid for again, and a chain that does not ground gives way to
         the whole read."""
         steps = self.steps
-        if learned := recalled(steps, state, state.analysis, stated(state.analysis)):
+        if learned := recalled(steps, state, state.analysis, grounding=grounding_of(state.analysis)):
             state.recalled = True
             return [], learned[0]
         if self.config.plan_when == "always" or not self.config.hops:
             made = plan(steps, state) if plans(steps, state) else one_hop(state.question)
             return self._whole(state) if made.kind == ONE_HOP else chain(steps, state, made)
-        whole = one_read(steps, state)
+        whole = read_whole(steps, state)
         by_statement = self.config.first_read or self.config.grow == "unstated"
         unsure = not whole.grounded if by_statement else whole.perplexity >= steps.threshold
         if not unsure or not plans(steps, state) or (made := plan(steps, state)).kind == ONE_HOP:
@@ -227,7 +232,7 @@ class Agent:
     def _whole(self, state: QuestionState, read: SearchRound | None = None) -> tuple[list[Hop], SearchRound]:
         """The question read as one (`read`: already read); a question that names a thing by a description
         is then checked for a stop at that bridge (`agent.bridge_check`)."""
-        read = read or one_read(self.steps, state)
+        read = read or read_whole(self.steps, state)
         if self.config.hops and self.config.bridge_check and not read.searched and (bridged := bridge(self.steps, state, read)):
             return bridged
         return [], read

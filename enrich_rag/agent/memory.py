@@ -33,7 +33,9 @@ def recalled(
         return None
     resources = steps.resources
     similar = functools.partial(similar_facts, resources)
-    found = recall(resources.store, analysis.question, analysis.entities, steps.config.recall_match, earlier, similar)
+    found = recall(
+        resources.store, analysis.question, analysis.entities, min_match=steps.config.recall_match, exclude=earlier, similar=similar
+    )
     if found is None:
         return None  # the common case: no step in the trace
     with state.trace.step(StepKind.RECALL, query=analysis.question) as step:
@@ -51,18 +53,24 @@ def recalled(
 
 def similar_facts(resources: Resources, question: str) -> list[str]:
     """Fact ids the graph index finds nearest to a question (a learned fact's text is its question)."""
-    hits = search_graph(resources.graph_index, question, RECALL_CANDIDATES, resources.config.embeddings)
+    hits = search_graph(resources.graph_index, question, RECALL_CANDIDATES, config=resources.config.embeddings)
     return [h["id"] for h in hits if h.get("kind") == "edge"]
 
 
-def taught(steps: Steps, state: QuestionState, hops: Sequence[Hop], read: SearchRound, states: Callable[[Sufficiency], bool]) -> list[Edge]:
+def taught(
+    steps: Steps, state: QuestionState, hops: Sequence[Hop], read: SearchRound, grounding: Callable[[Sufficiency], bool]
+) -> list[Edge]:
     """The facts this answer learned: its grounded hops, and the question itself when what was read
     states its answer (`states`; a chain: when every hop grounded); none that was recalled."""
     reader = model_name(steps.resources.config.llm)
     kept = [h for h in hops if h.grounded and not h.learned]
-    facts = [learned_fact(h.question, h.answer, h.perplexity, h.evidence, h.entities, reader) for h in kept]
-    if read.read is not None and all(h.grounded for h in hops) and not state.recalled and states(read.read):
-        facts.append(learned_fact(state.question, read.answer, read.perplexity, read.evidence, state.analysis.entities, reader))
+    facts = [learned_fact(h.question, h.answer, h.perplexity, evidence=h.evidence, subjects=h.entities, reader=reader) for h in kept]
+    if read.read is not None and all(h.grounded for h in hops) and not state.recalled and grounding(read.read):
+        facts.append(
+            learned_fact(
+                state.question, read.answer, read.perplexity, evidence=read.evidence, subjects=state.analysis.entities, reader=reader
+            )
+        )
     return list({f.id or f.relation: f for f in facts if f is not None}.values())
 
 

@@ -3,7 +3,7 @@ they run (`QuestionState`, with what one round of reading found).
 
 Each step records itself in the trace: AnalyzeQuery, the design's tools 2-4 (CheckSufficiency, Analyze
 & Decide, EnrichGraph now or queued) and the answer's confidence. Tool 1, EnrichContext, is the context
-strategy (`choice`, evidence/context_choice.py); one read of the question is agent/one_read.py, a
+strategy (`choice`, evidence/context_choice.py); one read of the question is agent/whole_read.py, a
 plan's hops agent/chain.py."""
 
 from __future__ import annotations
@@ -177,10 +177,10 @@ class Steps:
             result = done[key]
             history.append(result)
             is_grounded = grounding is None or grounding(result)
-            stop = self._stop_reason(result, history, is_grounded, alone)
+            stop = self._stop_reason(result, history, is_grounded, alone=alone)
             step.record = Read.of(result, grounded=is_grounded if grounding else None, reason=stop, reused=reused)
         if question == state.question:  # a hop's read answers its sub-question, not the question
-            state.keep_if_best(SearchRound(result, sub, (), is_grounded))
+            state.keep_if_best(SearchRound(result, sub, (), grounded=is_grounded))
         return result, is_grounded, stop
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency], is_grounded: bool, alone: bool) -> str | None:
@@ -204,7 +204,7 @@ class Steps:
             reason: str | None = None
             judged: float | None = None
             if self.wrong_answers is not None and found.read is not None:
-                confidence, _ = self._confidence_of(self.wrong_answers, state, found.read.answer, found, [])
+                confidence, _ = self._confidence_of(self.wrong_answers, state, found.read.answer, read=found, chain=[])
                 sure = confidence >= self.config.sure_confidence
                 decision, judged = (ANSWER if sure else ENRICH), confidence
                 reason = f"confidence {confidence:.2f} {'at least' if sure else 'under'} {self.config.sure_confidence}"
@@ -240,7 +240,7 @@ class Steps:
         if self.wrong_answers is None:
             return None
         with state.trace.step(StepKind.CONFIDENCE, answer=text) as step:
-            confidence, features = self._confidence_of(self.wrong_answers, state, text, read, chain)
+            confidence, features = self._confidence_of(self.wrong_answers, state, text, read=read, chain=chain)
             step.record = Confident(confidence, self.config.sure_confidence, features)
         return confidence
 
@@ -251,7 +251,7 @@ class Steps:
         summary = confidence_summary(read.perplexity, state.trace, chain)
         chunk_ids = [c.chunk_id for c in citations(read.evidence)]
         texts = lambda ids: [p.content for p in self.resources.passages.by_ids(list(dict.fromkeys(ids)))]  # noqa: E731
-        features = features_of(state.question, text, summary, chunk_ids, texts)
+        features = features_of(state.question, text, summary, chunk_ids=chunk_ids, chunk_texts=texts)
         return round(1.0 - model.probability(features), 4), features
 
     def compared(self, state: QuestionState, read: SearchRound) -> str:
@@ -288,6 +288,6 @@ class Steps:
         """What EnrichGraph extracts first: the tree's passages, then PageRank's."""
         passages = [e for e in found.evidence if isinstance(e, Passage)]
         if self.config.enrich_targets == "beyond_context":  # the reader read these whole; their facts add nothing to its prompt
-            read_whole = {p.id for p in passages}
-            return [p for p in found.ranked if p.id not in read_whole]
+            read_alone = {p.id for p in passages}
+            return [p for p in found.ranked if p.id not in read_alone]
         return [*passages, *found.ranked]

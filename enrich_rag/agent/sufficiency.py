@@ -46,7 +46,7 @@ class Sufficiency:
 
 def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
     lines = [reading_line(e) for e in evidence]
-    generation = read(llm, question, lines, max_new_tokens)
+    generation = read(llm, question, lines, max_new_tokens=max_new_tokens)
     # A copied line or worked example reads with low perplexity and answers nothing (a small model's failure): no confidence.
     copied = copies_a_line(generation.text, lines) or copies_a_shot(generation.text, lines)
     perplexity = math.inf if copied else generation.perplexity

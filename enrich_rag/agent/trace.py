@@ -434,7 +434,10 @@ class Trace:
         """A trace a server sent: its steps' outputs come as `Received` records."""
         return cls(
             data["question"],
-            [Step(s["tool"], s.get("inputs", {}), Received(s.get("outputs", {})), s.get("seconds", 0.0)) for s in data.get("steps", [])],
+            [
+                Step(s["tool"], s.get("inputs", {}), Received(s.get("outputs", {})), seconds=s.get("seconds", 0.0))
+                for s in data.get("steps", [])
+            ],
             list(data.get("partitions_written", [])),
             float(data.get("seconds", 0.0)),
         )

@@ -87,7 +87,7 @@ def build(
         from enrich_rag.stages.folder import build_folder
 
         try:
-            overlay = build_folder(folder, workspace, params, force)
+            overlay = build_folder(folder, workspace, params, force=force)
         except EnrichRagError as exc:
             _fail(exc)
         console.print(
@@ -743,7 +743,7 @@ def serve(
     target: Any
     if processes == 1:
         try:
-            target = served_app(params, overlays, host, tuple(allowed_host or ()))
+            target = served_app(params, overlays, host, allowed_hosts=tuple(allowed_host or ()))
         except EnrichRagError as exc:
             _fail(exc)
         with console.status("loading the indexes and models (once, before the first question)"):
@@ -848,7 +848,7 @@ def evaluate(
 
     only = tuple(m for value in methods or () for m in value.split(",") if m)
     try:
-        run_evaluation(params, config, limit, only, wide)
+        run_evaluation(params, config, limit, only=only, wide=wide)
     except EnrichRagError as exc:
         _fail(exc)
     except KeyboardInterrupt:
@@ -871,7 +871,7 @@ def testset_generate(
 
     cfg = _config(params, config)
     try:
-        path, report = generate_testset(cfg, make_llm(cfg.llm), out, n, multi_hop)
+        path, report = generate_testset(cfg, make_llm(cfg.llm), out, n=n, multi_hop=multi_hop)
     except EnrichRagError as exc:
         _fail(exc)
     if as_json:

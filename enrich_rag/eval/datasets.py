@@ -49,7 +49,14 @@ def _item(qid: Any, question: Any, answers: Any, type_: str = "", gold_docs=(), 
         answers = [answers]
     if not isinstance(answers, list) or not answers:
         raise InputDataError(f"{where}: no answers")
-    return QAItem(str(qid), question.strip(), tuple(str(a) for a in answers), str(type_ or ""), tuple(gold_docs), tuple(contexts))
+    return QAItem(
+        str(qid),
+        question.strip(),
+        tuple(str(a) for a in answers),
+        type=str(type_ or ""),
+        gold_docs=tuple(gold_docs),
+        contexts=tuple(contexts),
+    )
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, dict]]:
@@ -86,7 +93,9 @@ def _normalized(row: dict, where: str) -> QAItem:
         titles = set(row.get("supporting_titles") or [])
         indices = [i for i, (t, _) in enumerate(contexts) if t in titles]
     gold = _gold_from_contexts(contexts, indices) or tuple(str(d) for d in row.get("gold_doc_ids") or [])
-    item = _item(row.get("id"), row.get("question"), row.get("answers"), row.get("type", ""), gold, contexts, where)
+    item = _item(
+        row.get("id"), row.get("question"), row.get("answers"), type_=row.get("type", ""), gold_docs=gold, contexts=contexts, where=where
+    )
     return dataclasses.replace(item, hops=_gold_hops(row.get("decomposition"), contexts, "support_idx"))
 
 
@@ -110,10 +119,10 @@ def _hotpot_like(row: dict, where: str) -> QAItem:
         row.get("_id", row.get("id")),
         row.get("question"),
         row.get("answer"),
-        row.get("type", ""),
-        _gold_from_contexts(contexts, indices),
-        contexts,
-        where,
+        type_=row.get("type", ""),
+        gold_docs=_gold_from_contexts(contexts, indices),
+        contexts=contexts,
+        where=where,
     )
 
 
@@ -124,7 +133,13 @@ def _musique(row: dict, where: str) -> QAItem:
     answers = [row.get("answer"), *(row.get("answer_aliases") or [])]
     qid = str(row.get("id", ""))
     item = _item(
-        qid, row.get("question"), [a for a in answers if a], qid.split("__")[0], _gold_from_contexts(contexts, indices), contexts, where
+        qid,
+        row.get("question"),
+        [a for a in answers if a],
+        type_=qid.split("__")[0],
+        gold_docs=_gold_from_contexts(contexts, indices),
+        contexts=contexts,
+        where=where,
     )
     return dataclasses.replace(item, hops=_gold_hops(row.get("question_decomposition"), contexts, "paragraph_support_idx"))
 
@@ -147,7 +162,9 @@ def _open_domain(row: dict, where: str) -> QAItem:
     answers = _answers(row)
     if isinstance(answers, list):
         answers = [a for a in answers if a]
-    return _item(qid, row.get("question", row.get("Question")), answers, row.get("type", "factoid"), gold, (), where)
+    return _item(
+        qid, row.get("question", row.get("Question")), answers, type_=row.get("type", "factoid"), gold_docs=gold, contexts=(), where=where
+    )
 
 
 _READERS = {

@@ -28,7 +28,7 @@ def p_yes(llm: LLM, prompt: Prompt) -> float:
 
 
 def judge(llm: LLM, question: str, answer: str, context: list[str], gold: list[str]) -> dict[str, float]:
-    scores = {name: round(p_yes(llm, judge_prompt(CRITERIA[name], question, answer, context, gold)), 4) for name in CRITERIA}
+    scores = {name: round(p_yes(llm, judge_prompt(CRITERIA[name], question, answer, context=context, gold=gold)), 4) for name in CRITERIA}
     scores["judge_aggregate"] = round(sum(scores.values()) / len(CRITERIA), 4)
     return scores
 
@@ -58,7 +58,8 @@ def calibrate(llm: LLM, rows: list[dict], progress=lambda rows: rows) -> dict[st
     """The correctness criterion on finished answers (evaluation rows: question, prediction, gold, em,
     acc), against exact match and against the lenient "gold contained in the answer"."""
     scores = [
-        p_yes(llm, judge_prompt(CRITERIA["correctness"], r["question"], r["prediction"], [], list(r["gold"]))) for r in progress(rows)
+        p_yes(llm, judge_prompt(CRITERIA["correctness"], r["question"], r["prediction"], context=[], gold=list(r["gold"])))
+        for r in progress(rows)
     ]
     judged = [s >= CORRECT_AT for s in scores]
     return {

@@ -130,7 +130,7 @@ def _dedupe(ids: list[str]) -> list[str]:
 def read_answer(llm: LLM, question: str, passages: list[str], max_new_tokens: int) -> str:
     """The baselines' reader: the answer prompt over these passages (none: the model alone), date
     comparisons read a side at a time as the agent reads them (llm/comparison.py)."""
-    answer = read(llm, question, passages, max_new_tokens).text.strip()
+    answer = read(llm, question, passages, max_new_tokens=max_new_tokens).text.strip()
     comparison = parse_comparison(question) if passages else None
     return (compare(llm, comparison, passages, max_new_tokens).answer or answer) if comparison else answer
 
@@ -139,11 +139,11 @@ def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: 
     """hybrid None: no retrieval at all (the LLM alone)."""
     config = resources.config
     if hybrid is None:
-        return Prediction(read_answer(llm, question, [], config.llm.max_new_tokens), [])
+        return Prediction(read_answer(llm, question, [], max_new_tokens=config.llm.max_new_tokens), [])
     embeddings = dataclasses.replace(config.embeddings, hybrid=hybrid)
     hits = search(resources.corpus_index, question, RETRIEVED * 2, embeddings, columns=("text", "doc_id"))
     passages = [h["text"] for h in hits[: config.retrieval.top_k]]
-    answer = read_answer(llm, question, passages, config.llm.max_new_tokens)
+    answer = read_answer(llm, question, passages, max_new_tokens=config.llm.max_new_tokens)
     read_docs = _dedupe([h["doc_id"] for h in hits[: config.retrieval.top_k]])
     return Prediction(answer, _dedupe([h["doc_id"] for h in hits])[:RETRIEVED], passages, read=read_docs)
 
@@ -152,7 +152,7 @@ def oracle(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
     """The reader's ceiling: every chunk of the gold documents, the project's answer prompt."""
     passages = resources.passages.by_doc_ids(list(item.gold_docs))
     texts, docs = [p.content for p in passages], _dedupe([p.doc_id for p in passages])
-    return Prediction(read_answer(llm, item.question, texts, resources.config.llm.max_new_tokens), docs, texts, read=docs)
+    return Prediction(read_answer(llm, item.question, texts, max_new_tokens=resources.config.llm.max_new_tokens), docs, texts, read=docs)
 
 
 def oracle_hops(resources: Resources, llm: CountingLLM, item: QAItem) -> Prediction:
@@ -166,7 +166,7 @@ def oracle_hops(resources: Resources, llm: CountingLLM, item: QAItem) -> Predict
     for i, (_, gold, doc) in enumerate(item.hops):
         question = chain.filled(i, answers)
         read_here = [p.content for p in resources.passages.by_doc_ids([doc])]
-        answers.append(read_answer(llm, question, read_here, resources.config.llm.max_new_tokens))
+        answers.append(read_answer(llm, question, read_here, max_new_tokens=resources.config.llm.max_new_tokens))
         texts += read_here
         hops.append({"hop": i + 1, "question": question, "answer": answers[-1], "gold": gold, "em": exact_match(answers[-1], [gold])})
     docs = _dedupe([doc for _, _, doc in item.hops])
@@ -182,7 +182,7 @@ def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Predi
 
     run = ircot(llm, hybrid, question)
     texts = [text for _, text in run.paragraphs]
-    answer = run.answer or read_answer(llm, question, texts, config.llm.max_new_tokens)
+    answer = run.answer or read_answer(llm, question, texts, max_new_tokens=config.llm.max_new_tokens)
     docs = _dedupe([doc for doc, _ in run.paragraphs])
     return Prediction(answer, docs[:RETRIEVED], texts, trace={"thoughts": run.thoughts}, read=docs)
 
@@ -260,7 +260,7 @@ def make_method(name: str, session: EnrichRAG, llm: CountingLLM) -> Callable[[QA
         run = lambda item: ircot_method(resources, llm, item.question)  # noqa: E731
     else:
         hybrid = {"no_retrieval": None, "naive_rag": False, "hybrid_rag": True}[name]
-        run = lambda item: rag_baseline(resources, llm, item.question, hybrid)  # noqa: E731
+        run = lambda item: rag_baseline(resources, llm, item.question, hybrid=hybrid)  # noqa: E731
     return timed(llm, run)
 
 

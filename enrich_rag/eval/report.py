@@ -306,8 +306,8 @@ def write_report(rows: list[dict[str, Any]], ev: EvalConfig, config: Config, run
     _write(run_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     _write(run_dir / "table.md", markdown_table(summary, title) + "\n" + paired_markdown(pairs) + note)
     plots = run_dir / "plots"
-    write_plot_data(rows, summary, ev, plots)
-    write_pngs(rows, summary, ev, plots)
+    write_plot_data(rows, summary, ev, plots=plots)
+    write_pngs(rows, summary, ev, plots=plots)
     print_table(summary, title, wide)
     print_pairs(pairs, wide)
     Console().print(f"every column: {run_dir / 'table.md'}" + ("" if wide else " (or --wide)"))

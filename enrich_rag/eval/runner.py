@@ -198,7 +198,7 @@ def run_evaluation(
     check_fingerprint(run_dir, fingerprint(config, ev))
     out = run_dir / PREDICTIONS
     done = {(r["id"], r["method"]) for r in read_predictions(out)}
-    write_resolved_config(run_dir, config, ev, {m for _, m in done} | set(running))
+    write_resolved_config(run_dir, config, ev, ran={m for _, m in done} | set(running))
 
     llm = CountingLLM(reader or make_llm(config.llm))
     readonly = EnrichRAG(config, llm=llm, reconcile=False)  # the build itself is never written
@@ -215,9 +215,9 @@ def run_evaluation(
         with open(out, "a", encoding="utf-8") as fh:
             for item, method in tqdm(todo, desc=f"evaluating {ev.dataset}", unit="answer"):
                 prediction = methods[method](item)
-                row = score_row(item, method, prediction, ev.ks)
+                row = score_row(item, method, prediction, ks=ev.ks)
                 if judge_llm is not None:
-                    row |= judge(judge_llm, item.question, prediction.answer, prediction.context, list(item.answers))
+                    row |= judge(judge_llm, item.question, prediction.answer, context=prediction.context, gold=list(item.answers))
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -225,8 +225,8 @@ def run_evaluation(
         for session in (readonly, *writing.values()):
             session.close()
     rows = [r for r in read_predictions(out) if r["id"] in {i.id for i in items} and r["method"] in ev.methods]
-    write_resolved_config(run_dir, config, ev, {r["method"] for r in read_predictions(out)})
-    write_report(rows, ev, config, run_dir, wide)
+    write_resolved_config(run_dir, config, ev, ran={r["method"] for r in read_predictions(out)})
+    write_report(rows, ev, config, run_dir=run_dir, wide=wide)
     return run_dir
 
 

@@ -88,7 +88,7 @@ def compare(rows_a: list[dict], rows_b: list[dict], metrics: Sequence[str], resa
         return out
     for metric in metrics:
         if all(metric in r for r in a) and all(metric in r for r in b):
-            diff = paired_difference([r[metric] for r in a], [r[metric] for r in b], resamples, seed)
+            diff = paired_difference([r[metric] for r in a], [r[metric] for r in b], resamples, seed=seed)
             out[metric] = round(diff.value, 4)
             out[f"{metric}_ci"] = diff.to_list()
     if "em" in metrics:

@@ -55,8 +55,8 @@ Citation = PassageCitation | FactCitation
 
 def cite(source: Evidence) -> Citation:
     if isinstance(source, Passage):
-        return PassageCitation(source.id, source.doc_id, source.content, source.partition, source.title)
-    return FactCitation(source.chunk_id, source.doc_id, source.evidence, source.partition, source.triple)
+        return PassageCitation(source.id, source.doc_id, source.content, partition=source.partition, title=source.title)
+    return FactCitation(source.chunk_id, source.doc_id, source.evidence, partition=source.partition, fact=source.triple)
 
 
 def citations(evidence: Iterable[Evidence]) -> list[Citation]:

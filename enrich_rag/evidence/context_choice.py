@@ -97,12 +97,12 @@ class TreeRound:
             self.question,
             self.entities,
             self.ranking,
-            self.agent,
-            self.evidence,
-            self.evidence.k + iteration,
-            previous.evidence,
-            self.selected,
-            self.scores,
+            agent=self.agent,
+            evidence=self.evidence,
+            budget=self.evidence.k + iteration,
+            previous=previous.evidence,
+            selected=self.selected,
+            scores=self.scores,
         )
 
 
@@ -119,9 +119,16 @@ class TreeChoice:
         # The tree reads the graph itself: entity-first's micro-queries search the corpus only.
         selection = self.select(analysis, hits, ranking.passages, False, self.evidence)
         pool = _unique([*selection.passages, *ranking.passages])
-        scores = entity_scores(pool, analysis.entities, ranking.dense, self.evidence)
+        scores = entity_scores(pool, analysis.entities, ranking.dense, evidence=self.evidence)
         return TreeRound(
-            analysis.question, analysis.entities, ranking, self.agent, self.evidence, selection.passages, scores, selection.record
+            analysis.question,
+            analysis.entities,
+            ranking,
+            agent=self.agent,
+            evidence=self.evidence,
+            selected=selection.passages,
+            scores=scores,
+            record=selection.record,
         )
 
 
@@ -138,7 +145,7 @@ class EntityFirstChoice:
     def round(self, analysis: QueryAnalysis, ranking: GraphRanking | None, hits: Sequence[Passage]) -> ContextRound:
         graph_passages = ranking.passages if ranking else []
         selection = self.select(analysis, hits, graph_passages, self.evidence.graph, self.evidence)
-        return ListRound([*selection.passages, *graph_passages], self.evidence.k, ranking, selection.record)
+        return ListRound([*selection.passages, *graph_passages], self.evidence.k, ranking, record=selection.record)
 
 
 @dataclass

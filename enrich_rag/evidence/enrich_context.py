@@ -172,8 +172,8 @@ def tree_graph(
     g.node(ROOT, 0.0)
     chunk_ids = {p.id for p in passages}
     pagerank = {p.id: p.score for p in ranking.passages}
-    scores = scores if scores is not None else entity_scores(passages, entities, ranking.dense, evidence)
-    for chunk, prize in passage_prizes(passages, scores, selected, pagerank).items():
+    scores = scores if scores is not None else entity_scores(passages, entities, ranking.dense, evidence=evidence)
+    for chunk, prize in passage_prizes(passages, scores, selected, pagerank=pagerank).items():
         g.node(passage_node(chunk), prize)
     named = {node_id(e) for e in entities}
     mass = ranking.mass
@@ -192,7 +192,7 @@ def tree_graph(
             fact.src,
             fact.dst,
             agent.edge_cost * COSTS[kind] * (1.0 - min(relevance, 0.9)),
-            relevance * fact.confidence,
+            prize=relevance * fact.confidence,
             kind=kind,
             fact=fact,
         )
@@ -266,16 +266,18 @@ def enrich_context(
     entity-first's choice, prized by rank; `scores`: entity-first's scores of the round's passages."""
     kept = [e for e in previous if isinstance(e, Passage)]
     candidates = list({p.id: p for p in [*kept, *selected, *ranking.passages]}.values())
-    g = tree_graph(question, entities, ranking, candidates, agent, evidence, [p.id for p in selected], scores)
+    g = tree_graph(
+        question, entities, ranking, passages=candidates, agent=agent, evidence=evidence, selected=[p.id for p in selected], scores=scores
+    )
     passage_index = [i for i, key in enumerate(g.keys) if key.startswith("p:")]
     result = solve_pcst(
         len(g.keys),
         g.edges,
         g.prizes,
-        g.edge_prizes,
-        g.costs,
-        agent.max_nodes,
-        agent.max_edges,
+        edge_prizes=g.edge_prizes,
+        edge_costs=g.costs,
+        max_nodes=agent.max_nodes,
+        max_edges=agent.max_edges,
         counted=passage_index,
         max_counted=budget,
         root=0,
@@ -283,7 +285,7 @@ def enrich_context(
     chosen = [g.edges[i] for i in result.edges]
     named = {node_id(e) for e in entities}
     # The question's own entities first, then by prize: the context reads from what is asked outwards.
-    order = tree_order(set(result.nodes), chosen, 0, lambda i: (g.keys[i] not in named, -g.prizes[i], i))
+    order = tree_order(set(result.nodes), chosen, 0, first=lambda i: (g.keys[i] not in named, -g.prizes[i], i))
     by_id = {p.id: p for p in candidates}
     read = list(previous)
     read_ids = {e.id for e in read}
@@ -306,7 +308,7 @@ def enrich_context(
         ):
             read.append(dataclasses.replace(fact, score=g.edge_prizes[i]))
             read_ids.add(fact.id)
-    return drawn(g, result.nodes, result.edges, read, ranking.neighbourhood.names)
+    return drawn(g, result.nodes, result.edges, read=read, names=ranking.neighbourhood.names)
 
 
 def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[Evidence], names: dict[str, str]) -> Subgraph:
@@ -327,7 +329,7 @@ def drawn(g: TreeGraph, nodes: Sequence[int], edges: Sequence[int], read: list[E
     ]
     out_edges = [_edge_record(r) for r in rows if r["src"] in keys and r["dst"] in keys]
     entry = sorted({r["dst"] for r in g.rows if r["kind"] == "question" and r["dst"] in keys})
-    return Subgraph(out_nodes, out_edges, entry, list(read), (len(g.keys), len(g.edges)))
+    return Subgraph(out_nodes, out_edges, entry, evidence=list(read), candidates=(len(g.keys), len(g.edges)))
 
 
 def _edge_record(row: dict[str, Any]) -> dict[str, Any]:
@@ -369,4 +371,4 @@ def drawn_passages(passages: list[Passage], ranking: GraphRanking | None) -> Sub
         if r.is_title or r.node in shared:
             g.node(r.node, 0.0)
             _link_edge(g, r, 1.0)
-    return drawn(g, range(len(g.keys)), range(len(g.edges)), list(passages), hood.names)
+    return drawn(g, range(len(g.keys)), range(len(g.edges)), read=list(passages), names=hood.names)

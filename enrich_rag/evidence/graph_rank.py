@@ -135,16 +135,18 @@ def walk(hood: Neighbourhood, entities: dict[str, float], dense: dict[str, float
     pointers = [(index[a], index[b], w * config.page_links) for a, b, w in _page_links(links)] if config.page_links else []
     size = (len(index), len(weighted))
     if not reset:
-        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size, {c: dense.get(c, 0.0) for c in chunks})
+        return Walk([(c, dense.get(c, 0.0)) for c in chunks[:limit]], {}, reset, size=size, mass={c: dense.get(c, 0.0) for c in chunks})
     vector = np.zeros(len(index))
     for key, weight in reset.items():
         vector[index[key]] = weight
-    scores = personalized_pagerank(weighted, vector, config.damping, pointers)
+    scores = personalized_pagerank(weighted, vector, config.damping, directed=pointers)
     mass = {key: float(scores[i]) for key, i in index.items()}
     ranked = sorted(chunks, key=lambda c: -scores[index[c]])[:limit]
     nodes = sorted(list(index)[len(chunks) :], key=lambda key: -scores[index[key]])[:TOP_ENTITIES]
     top = scores[index[nodes[0]]] if nodes and scores[index[nodes[0]]] > 0 else 1.0
-    return Walk([(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size, mass)
+    return Walk(
+        [(c, float(scores[index[c]])) for c in ranked], {n: float(scores[index[n]] / top) for n in nodes}, reset, size=size, mass=mass
+    )
 
 
 def rank_passages(
@@ -160,13 +162,13 @@ def rank_passages(
     limit: int = 10,
 ) -> GraphRanking:
     """`corpus_hits`: the round's one corpus search (its top `retrieval.graph_passages` seed the walk)."""
-    hits = search_graph(graph_index, question, config.graph_entry_points, embeddings) if config.graph_entry_points else []
+    hits = search_graph(graph_index, question, config.graph_entry_points, config=embeddings) if config.graph_entry_points else []
     top_hits = normalised(list(corpus_hits)[: config.graph_passages])
     dense = {p.id: p.score for p in top_hits}
     named = [h["id"] for h in hits if h.get("kind") == "node"] + [node_id(name) for name in query_entities]
     edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
-    hood = store.neighbourhood(named, edge_ids, list(dense), config.max_links)
-    walked = walk(hood, entry_weights(hits, hood, query_entities), dense, config, limit)
+    hood = store.neighbourhood(named, edge_ids, list(dense), cap=config.max_links)
+    walked = walk(hood, entry_weights(hits, hood, query_entities), dense, config=config, limit=limit)
     ranked = walked.passages
     found = {p.id: p for p in passages.by_ids([c for c, _ in ranked])}
     best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
@@ -174,10 +176,10 @@ def rank_passages(
         [found[c].scored(mass / best) for c, mass in ranked if c in found],
         walked.reset,
         walked.size,
-        walked.entities,
-        hood,
-        walked.mass,
-        dense,
+        entities=walked.entities,
+        neighbourhood=hood,
+        mass=walked.mass,
+        dense=dense,
     )
 
 

@@ -91,9 +91,9 @@ def learned_fact(
         subject,
         " ".join(question.split()),
         answer,
-        line.text[:EVIDENCE_CHARS],
-        line.chunk_id,
-        line.doc_id,
+        evidence=line.text[:EVIDENCE_CHARS],
+        chunk_id=line.chunk_id,
+        doc_id=line.doc_id,
         confidence=round(min(1.0, 1.0 / perplexity), 4),
         extractor=f"{LEARNED}:{reader}",
     )
@@ -127,7 +127,7 @@ def recall(
     key, words, wanted = question_key(question), content_words(question), asks(question)
     subjects = [node_id(e) for e in entities]
     excluded = {normalize_answer(a) for a in exclude}
-    found = store.learned_edges(LEARNED, subjects, key, similar(question) if similar else [])
+    found = store.learned_edges(LEARNED, subjects, key, ids=similar(question) if similar else [])
     best: Recall | None = None
     for row in found:
         fact = Edge.from_row(row)

@@ -49,7 +49,15 @@ def solve_pcst(
         return len(r.nodes) <= max_nodes and len(r.edges) <= max_edges and len(counted_set.intersection(r.nodes)) <= limit
 
     def solve(scale: float) -> PCSTResult:
-        return _solve_once(pcst_fast, n_nodes, edges, node_prizes, edge_prizes, [c * scale for c in edge_costs], root)
+        return _solve_once(
+            pcst_fast,
+            n_nodes,
+            edges,
+            node_prizes=node_prizes,
+            edge_prizes=edge_prizes,
+            edge_costs=[c * scale for c in edge_costs],
+            root=root,
+        )
 
     result = solve(1.0)
     if within(result):
@@ -70,7 +78,7 @@ def solve_pcst(
     # GW can drop a whole branch at once as costs rise (three equal passages under one entity: all of
     # them or none), so the cheapest tree within budget may hold fewer passages than the budget, even
     # none. The smallest tree over budget, trimmed leaf by leaf, then keeps more.
-    trimmed = _trim(result, edges, node_prizes, edge_prizes, within, root)
+    trimmed = _trim(result, edges, node_prizes, edge_prizes=edge_prizes, within=within, root=root)
     if best is None or len(counted_set.intersection(trimmed.nodes)) > len(counted_set.intersection(best.nodes)):
         return trimmed
     return best

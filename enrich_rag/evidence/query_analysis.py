@@ -135,4 +135,4 @@ def analyze_query(question: str, nlp, store: GraphStore | None = None) -> QueryA
         w for w in dict.fromkeys(t.text for t in doc if t.is_alpha) if w.casefold() in content_words(w) and w.casefold() not in entity_words
     )
     parts = tuple(f"{e} {hint}".strip() for e in entities) if kind == COMPARISON else ()
-    return QueryAnalysis(question, tuple(entities), kind, hint, parts)
+    return QueryAnalysis(question, tuple(entities), kind, hint=hint, parts=parts)

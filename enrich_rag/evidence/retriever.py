@@ -64,7 +64,7 @@ class Retriever:
         """The search's first k: the hybrid's first passages kept first (as many as this kind of corpus
         keeps), then the walk's order (evidence/fusion.py)."""
         keep = hybrid_first(self.resources.config.retrieval, self.resources.corpus_kind)
-        return fused(ranking.passages, hits, keep, k)
+        return fused(ranking.passages, hits, keep, k=k)
 
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""
@@ -89,4 +89,4 @@ class Retriever:
         if not use_graph:
             retrieval = dataclasses.replace(retrieval, graph=None)
         reranker = self.resources.reranker(evidence)
-        return select_evidence(analysis, retrieval, evidence, reranker, self.resources.nlp, graph_passages, hits)
+        return select_evidence(analysis, retrieval, evidence, rerank=reranker, nlp=self.resources.nlp, extra=graph_passages, hits=hits)

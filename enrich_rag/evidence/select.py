@@ -57,7 +57,7 @@ def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store
 
     def graph(query: str, limit: int) -> list[Passage]:
         """Graph-index hits -> the chunks their facts come from (a node's own passage names it as subject)."""
-        hits = search_graph(graph_index, query, limit, config.embeddings)
+        hits = search_graph(graph_index, query, limit, config=config.embeddings)
         nodes = [h["id"] for h in hits if h.get("kind") == "node"]
         edge_ids = [h["id"] for h in hits if h.get("kind") == "edge"]
         assert store is not None  # `graph` is only handed out with a store (below)
@@ -159,7 +159,11 @@ def micro_queries(missing: Sequence[str], bridges: Sequence[str], analysis: Quer
 
 def entity_ranker(cfg: EvidenceConfig) -> EntityFirstRanker:
     return EntityFirstRanker(
-        cfg.replacement_threshold, cfg.coverage_weight, cfg.salience_weight, cfg.retrieval_weight, title_weight=cfg.own_page_weight
+        cfg.replacement_threshold,
+        cfg.coverage_weight,
+        cfg.salience_weight,
+        retrieval_weight=cfg.retrieval_weight,
+        title_weight=cfg.own_page_weight,
     )
 
 
@@ -207,8 +211,8 @@ def select_evidence(
     for round_ in range(cfg.rounds):
         if cfg.bridges and analysis.kind != SINGLE_HOP:
             if cfg.graph_bridges:
-                linked = graph_bridges(selected, extra, analysis, cfg.max_bridges) | linked
-            named = find_bridges(selected, analysis, nlp, cfg.max_bridges)
+                linked = graph_bridges(selected, extra, analysis, limit=cfg.max_bridges) | linked
+            named = find_bridges(selected, analysis, nlp, limit=cfg.max_bridges)
             bridges = list(dict.fromkeys([*bridges, *linked, *named]))[: cfg.max_bridges]
         coverage = _coverage(selected, analysis.entities, bridges)  # bridges found this round count too
         targets = gaps(selected, analysis.entities, bridges)
@@ -233,7 +237,7 @@ def select_evidence(
         kept = [e for e in analysis.entities if e not in targets]
         kept += [b for b in bridges if b not in targets]
         ranker.covers = about_test(bridges)
-        selected, _ = ranker.replace_chunks(selected, new, targets, cfg.k, kept)
+        selected, _ = ranker.replace_chunks(selected, new, targets, budget=cfg.k, keep_entities=kept)
         new_coverage = _coverage(selected, analysis.entities, bridges)
         gain, coverage = new_coverage - coverage, new_coverage
         record["rounds"].append(

@@ -61,7 +61,7 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
         # "Robert Palmer (singer)" is the page about "Robert Palmer" too: other passages write the bare name.
         for title in title_surfaces(passage.title):
             if normalize_name(title):
-                nid = see(title, "TOPIC", title, first_sentence(passage.text, DESCRIPTION_CHARS))
+                nid = see(title, "TOPIC", title, sentence=first_sentence(passage.text, DESCRIPTION_CHARS))
                 links[(nid, passage.id)] += 1
                 docs[passage.id] = passage.doc_id
                 titles[passage.id].add(nid)
@@ -70,7 +70,7 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
     mentions = sorted(extraction.mentions, key=lambda m: m.chunk_id)
     facts = sorted(extraction.edges, key=lambda e: e.chunk_id)
     for m in mentions:
-        nid = see(m.name, m.type, m.alias, m.sentence)
+        nid = see(m.name, m.type, m.alias, sentence=m.sentence)
         links[(nid, m.chunk_id)] += 1
         docs.setdefault(m.chunk_id, m.doc_id)
 
@@ -78,11 +78,11 @@ def graph_tables(extraction: Extraction, titled: Iterable[Passage] = ()) -> Grap
     for t in facts:
         if not normalize_name(t.subject) or not normalize_name(t.object):
             continue
-        src = see(t.subject, "ENTITY", t.subject, t.evidence) if node_id(t.subject) not in names else node_id(t.subject)
-        dst = see(t.object, "ENTITY", t.object, t.evidence) if node_id(t.object) not in names else node_id(t.object)
+        src = see(t.subject, "ENTITY", t.subject, sentence=t.evidence) if node_id(t.subject) not in names else node_id(t.subject)
+        dst = see(t.object, "ENTITY", t.object, sentence=t.evidence) if node_id(t.object) not in names else node_id(t.object)
         if src == dst:
             continue
-        eid = edge_id(src, t.relation, dst, t.chunk_id, t.sentence_index)
+        eid = edge_id(src, t.relation, dst, chunk_id=t.chunk_id, sentence=t.sentence_index)
         if eid not in edges:
             edges[eid] = dataclasses.replace(t, subject=names[src], object=names[dst], id=eid, src=src, dst=dst).to_row()
 

@@ -101,18 +101,18 @@ class LLMExtractor:
                 if sentence is None:
                     continue  # the model named something the chunk never writes
                 for name in (fact["subject"], fact["object"]):
-                    out.mentions.append(Mention(name, "LLM", chunk.id, sentence, name, chunk.doc_id))
+                    out.mentions.append(Mention(name, "LLM", chunk.id, sentence=sentence, alias=name, doc_id=chunk.doc_id))
                 out.edges.append(
                     Edge(
                         fact["subject"],
                         fact["relation"],
                         fact["object"],
-                        sentence,
-                        chunk.id,
-                        chunk.doc_id,
-                        sent_index,
-                        DEEP_CONFIDENCE,
-                        self.name,
+                        evidence=sentence,
+                        chunk_id=chunk.id,
+                        doc_id=chunk.doc_id,
+                        sentence_index=sent_index,
+                        confidence=DEEP_CONFIDENCE,
+                        extractor=self.name,
                     )
                 )
         return out

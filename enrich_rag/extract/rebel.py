@@ -100,6 +100,20 @@ class RebelExtractor:
             batch = work[start : start + self.config.batch_size]
             for (chunk, index, sentence), decoded in zip(batch, self.generate([s for _, _, s in batch])):
                 for t in parse_rebel_output(decoded):
-                    out.mentions += [Mention(n, "ENTITY", chunk.id, sentence, n, chunk.doc_id) for n in (t.head, t.tail)]
-                    out.edges.append(Edge(t.head, t.relation, t.tail, sentence, chunk.id, chunk.doc_id, index, REBEL_CONFIDENCE, self.name))
+                    out.mentions += [
+                        Mention(n, "ENTITY", chunk.id, sentence=sentence, alias=n, doc_id=chunk.doc_id) for n in (t.head, t.tail)
+                    ]
+                    out.edges.append(
+                        Edge(
+                            t.head,
+                            t.relation,
+                            t.tail,
+                            evidence=sentence,
+                            chunk_id=chunk.id,
+                            doc_id=chunk.doc_id,
+                            sentence_index=index,
+                            confidence=REBEL_CONFIDENCE,
+                            extractor=self.name,
+                        )
+                    )
         return out

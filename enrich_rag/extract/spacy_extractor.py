@@ -85,7 +85,7 @@ class SpacyExtractor:
             if not normalize_name(text) or len(text) < 2:
                 return
             taken.update(range(span.start, span.end))
-            spans.append(_Span(span.start, span.end, text, label, text))
+            spans.append(_Span(span.start, span.end, text, type=label, alias=text))
 
         ent_label = {i: e.label_ for e in doc.ents for i in range(e.start, e.end)}
         for surface in title_surfaces(chunk.title):
@@ -146,26 +146,60 @@ class SpacyExtractor:
             sentence = sent.text.strip()
             sent_spans = [s for s in spans if sent.start <= s.start < sent.end]
             for s in sent_spans:
-                out.mentions.append(Mention(s.name, s.type, chunk.id, sentence, s.alias, chunk.doc_id))
+                out.mentions.append(Mention(s.name, s.type, chunk.id, sentence=sentence, alias=s.alias, doc_id=chunk.doc_id))
             names = list(dict.fromkeys(s.name for s in sent_spans))
             linked: set[frozenset[str]] = set()
             for subj, relation, obj in self._svo(sent, node_for):
                 if subj == obj:
                     continue
                 linked.add(frozenset((subj, obj)))
-                out.edges.append(Edge(subj, relation, obj, sentence, chunk.id, chunk.doc_id, sent_index, SVO_CONFIDENCE, self.name))
+                out.edges.append(
+                    Edge(
+                        subj,
+                        relation,
+                        obj,
+                        evidence=sentence,
+                        chunk_id=chunk.id,
+                        doc_id=chunk.doc_id,
+                        sentence_index=sent_index,
+                        confidence=SVO_CONFIDENCE,
+                        extractor=self.name,
+                    )
+                )
             for a, b in itertools.combinations(names[: self.config.max_cooccurrence_entities], 2):
                 if frozenset((a, b)) not in linked:
-                    out.edges.append(Edge(a, COOCCURS, b, sentence, chunk.id, chunk.doc_id, sent_index, COOCCURRENCE_CONFIDENCE, self.name))
+                    out.edges.append(
+                        Edge(
+                            a,
+                            COOCCURS,
+                            b,
+                            evidence=sentence,
+                            chunk_id=chunk.id,
+                            doc_id=chunk.doc_id,
+                            sentence_index=sent_index,
+                            confidence=COOCCURRENCE_CONFIDENCE,
+                            extractor=self.name,
+                        )
+                    )
             if title and title not in names:
                 already = {n for pair in linked if title in pair for n in pair}
                 for name in (n for n in names if n not in already):
                     out.edges.append(
-                        Edge(title, MENTIONS, name, sentence, chunk.id, chunk.doc_id, sent_index, MENTION_CONFIDENCE, self.name)
+                        Edge(
+                            title,
+                            MENTIONS,
+                            name,
+                            evidence=sentence,
+                            chunk_id=chunk.id,
+                            doc_id=chunk.doc_id,
+                            sentence_index=sent_index,
+                            confidence=MENTION_CONFIDENCE,
+                            extractor=self.name,
+                        )
                     )
         if title and not any(m.name == title for m in out.mentions):
             first = next(iter(doc.sents)).text.strip() if len(doc) else ""
-            out.mentions.append(Mention(title, "TOPIC", chunk.id, first, title, chunk.doc_id))
+            out.mentions.append(Mention(title, "TOPIC", chunk.id, sentence=first, alias=title, doc_id=chunk.doc_id))
         return out
 
     @staticmethod

@@ -76,7 +76,7 @@ class TitleGazetteer:
             for offset, title in self.find(chunk.text):
                 if normalize_name(title) not in own:
                     sentence = next((s for start, s in reversed(sentences) if start <= offset), sentences[0][1])
-                    out.append(Mention(title, TITLE_TYPE, chunk.id, sentence, title, chunk.doc_id))
+                    out.append(Mention(title, TITLE_TYPE, chunk.id, sentence=sentence, alias=title, doc_id=chunk.doc_id))
         return out
 
 

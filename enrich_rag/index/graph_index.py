@@ -20,7 +20,7 @@ def graph_documents(store: GraphStore) -> list[dict[str, Any]]:
 
 
 def build_graph_index(docs: list[dict[str, Any]], config: EmbeddingsConfig, path: Path | str, vectors: Any = None):
-    return build_index(docs, config, path, "graph index", vectors)
+    return build_index(docs, config, path, label="graph index", vectors=vectors)
 
 
 def search_graph(embeddings, query: str, limit: int, config: EmbeddingsConfig) -> list[dict[str, Any]]:

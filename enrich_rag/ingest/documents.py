@@ -58,13 +58,13 @@ def read_benchmark_passages(path: Path) -> list[Document]:
         for ctx in contexts:
             if not isinstance(ctx, dict) or not isinstance(ctx.get("sentences"), list):
                 raise InputDataError(f"{path}:{lineno}: a context lacks 'title'/'sentences'")
-            title = _require_str(ctx, "title", path, lineno)
+            title = _require_str(ctx, "title", path, lineno=lineno)
             if title in docs:
                 continue
             text = "".join(str(s) for s in ctx["sentences"]).strip()
             if not text:
                 continue
-            docs[title] = Document(stable_doc_id(title, text), title, (Section("", text),), str(path))
+            docs[title] = Document(stable_doc_id(title, text), title, (Section("", text),), source=str(path))
     return list(docs.values())
 
 
@@ -80,9 +80,9 @@ def read_jsonl_documents(path: Path) -> list[Document]:
         if doc_id in seen:
             raise InputDataError(f"{path}:{lineno}: duplicate id '{doc_id}' (first on line {seen[doc_id]})")
         seen[doc_id] = lineno
-        title = _require_str(row, "title", path, lineno, allow_empty=True)
-        text = _require_str(row, "text", path, lineno)
-        docs.append(Document(doc_id, title, (Section("", text.strip()),), str(path)))
+        title = _require_str(row, "title", path, lineno=lineno, allow_empty=True)
+        text = _require_str(row, "text", path, lineno=lineno)
+        docs.append(Document(doc_id, title, (Section("", text.strip()),), source=str(path)))
     return docs
 
 
@@ -103,7 +103,7 @@ def read_pdf_document(path: Path, doc_id: str) -> Document | None:
     sections = tuple(Section(f"page {n}", text) for n, text in enumerate(pages, start=1) if text)
     if not sections:
         return None
-    return Document(doc_id, str(meta_title).strip() or path.stem, sections, str(path))
+    return Document(doc_id, str(meta_title).strip() or path.stem, sections, source=str(path))
 
 
 FOLDER_SUFFIXES = (".txt", ".md", ".rst", ".html", ".htm", ".docx", ".pdf", ".jsonl")
@@ -116,7 +116,7 @@ def read_document_file(path: Path, doc_id: str) -> list[Document]:
     if suffix not in FOLDER_SUFFIXES:
         raise InputDataError(f"{path}: not a {', '.join(FOLDER_SUFFIXES)} file")
     if suffix == ".jsonl":
-        return [Document(f"{doc_id}#{d.doc_id}", d.title, d.sections, d.source) for d in read_jsonl_documents(path)]
+        return [Document(f"{doc_id}#{d.doc_id}", d.title, d.sections, source=d.source) for d in read_jsonl_documents(path)]
     binary = {".pdf": read_pdf_document, ".docx": read_docx, ".html": read_html, ".htm": read_html}
     if suffix in binary:
         found = binary[suffix](path, doc_id)
@@ -134,8 +134,8 @@ def read_document_file(path: Path, doc_id: str) -> list[Document]:
         return [rst] if rst else []
     if suffix == ".md":
         heading_title, sections = split_markdown_sections(text)
-        return [Document(doc_id, heading_title or path.stem, sections, str(path))]
-    return [Document(doc_id, path.stem, (Section("", text.strip()),), str(path))]
+        return [Document(doc_id, heading_title or path.stem, sections, source=str(path))]
+    return [Document(doc_id, path.stem, (Section("", text.strip()),), source=str(path))]
 
 
 def text_document(text: str, doc_id: str = "", title: str = "", source: str = "text") -> Document:
@@ -148,7 +148,7 @@ def text_document(text: str, doc_id: str = "", title: str = "", source: str = "t
         raise InputDataError("the text to add contains binary data (NUL bytes)")
     heading_title, sections = split_markdown_sections(text.strip())
     title = title.strip() or heading_title or " ".join(text.strip().splitlines()[0].split())[:80]
-    return Document(doc_id.strip() or stable_doc_id(title, text.strip()), title, sections, source)
+    return Document(doc_id.strip() or stable_doc_id(title, text.strip()), title, sections, source=source)
 
 
 def folder_files(folder: Path) -> list[Path]:

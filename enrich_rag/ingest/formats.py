@@ -29,7 +29,7 @@ def _document(path: Path, doc_id: str, blocks: Iterable[Block], named_title: str
     heading_title, sections = sectioned(blocks)
     if not sections:
         return None
-    return Document(doc_id, named_title.strip() or heading_title or path.stem, sections, str(path))
+    return Document(doc_id, named_title.strip() or heading_title or path.stem, sections, source=str(path))
 
 
 def read_html(path: Path, doc_id: str) -> Document | None:
@@ -60,7 +60,7 @@ def read_html(path: Path, doc_id: str) -> Document | None:
     heading_title, sections = sectioned(blocks())
     if not sections:
         return None
-    return Document(doc_id, heading_title or page_title or path.stem, sections, str(path))
+    return Document(doc_id, heading_title or page_title or path.stem, sections, source=str(path))
 
 
 def read_docx(path: Path, doc_id: str) -> Document | None:
@@ -85,7 +85,7 @@ def read_docx(path: Path, doc_id: str) -> Document | None:
             if item.text.strip():
                 yield level, item.text.strip()
 
-    return _document(path, doc_id, blocks(), word.core_properties.title or "")
+    return _document(path, doc_id, blocks(), named_title=word.core_properties.title or "")
 
 
 def read_rst(path: Path, doc_id: str, text: str) -> Document | None:

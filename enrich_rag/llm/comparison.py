@@ -65,7 +65,7 @@ def parse_comparison(question: str) -> Comparison | None:
     if role:
         template = template.replace("{x}", f"the {role} of {{x}}")
     a, b = _unquoted(match["a"]), _unquoted(match["b"])
-    return Comparison(a, b, match["direction"].lower() in EARLIER, template) if a and b and a.lower() != b.lower() else None
+    return Comparison(a, b, match["direction"].lower() in EARLIER, template=template) if a and b and a.lower() != b.lower() else None
 
 
 def _unquoted(side: str) -> str:
@@ -90,7 +90,8 @@ class Compared:
 def compare(llm: LLM, comparison: Comparison, lines: list[str], max_new_tokens: int) -> Compared:
     """Read each side's year over the same context (the prompt prefix is shared, so cached) and pick."""
     replies = {
-        comparison.ask(side): read(llm, comparison.ask(side), lines, max_new_tokens).text.strip() for side in (comparison.a, comparison.b)
+        comparison.ask(side): read(llm, comparison.ask(side), lines, max_new_tokens=max_new_tokens).text.strip()
+        for side in (comparison.a, comparison.b)
     }
     year_a, year_b = (first_year(reply) for reply in replies.values())
     if year_a is None or year_b is None or year_a == year_b:

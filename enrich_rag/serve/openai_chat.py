@@ -27,9 +27,12 @@ SNIPPET_CHARS = 160
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")  # names, tool calls ... are kept by clients; only role and text are read
-    role: Literal["system", "user", "assistant", "tool", "developer"]
-    content: str | list[dict[str, Any]] | None = None
+    # Names, tool calls ... are kept by clients; only role and text are read.
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "user", "assistant", "tool", "developer"] = Field(
+        description="who wrote the message; the last must be the user's"
+    )
+    content: str | list[dict[str, Any]] | None = Field(None, description="its text, or parts of which only the text parts are read")
 
     def text(self) -> str:
         """Plain text, or the text parts of a multi-part message (images are not read)."""
@@ -40,9 +43,9 @@ class ChatMessage(BaseModel):
 
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")  # temperature, top_p, max_tokens ...: the reader is greedy and short
-    model: str = MODEL
-    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
-    stream: bool = False
+    model: str = Field(MODEL, description="`enrich-rag`, or `enrich-rag/NAME` for a workspace (GET /v1/models lists them)")
+    messages: list[ChatMessage] = Field(min_length=1, max_length=200, description="the conversation; the last is the question")
+    stream: bool = Field(False, description="completion chunks as server-sent events, the loop's steps as `reasoning_content`")
 
 
 def chat_error(message: str, status: int) -> tuple[dict[str, Any], int]:
@@ -111,7 +114,7 @@ def _envelope(kind: str, completion_id: str, created: int, model: str) -> dict[s
 def completion(answer: dict[str, Any], model: str = MODEL) -> dict[str, Any]:
     """A whole answer as a `chat.completion`; the EnrichRAG answer itself rides along under `enrich_rag`."""
     content = reply_text(answer)
-    return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model) | {
+    return _envelope("chat.completion", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model=model) | {
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no tokens billed: a local reader
         "enrich_rag": answer,
@@ -122,7 +125,7 @@ class ChunkWriter:
     """A question's events (`agent/stream.py`) as `chat.completion.chunk`s, one completion id for all."""
 
     def __init__(self, model: str = MODEL) -> None:
-        self.envelope = _envelope("chat.completion.chunk", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model)
+        self.envelope = _envelope("chat.completion.chunk", f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time()), model=model)
         self.started = False
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

@@ -33,15 +33,15 @@ def chunk_document(doc: Document, chunk_size: int) -> list[Passage]:
         for piece in pieces:
             added = len(piece) + (1 if current else 0)
             if current and length + added > chunk_size:
-                chunks.append(_make_chunk(doc, section.heading, len(chunks), " ".join(current)))
+                chunks.append(_make_chunk(doc, section.heading, len(chunks), text=" ".join(current)))
                 current, length = [], 0
                 added = len(piece)
             current.append(piece)
             length += added
         if current:
-            chunks.append(_make_chunk(doc, section.heading, len(chunks), " ".join(current)))
+            chunks.append(_make_chunk(doc, section.heading, len(chunks), text=" ".join(current)))
     return chunks
 
 
 def _make_chunk(doc: Document, section: str, position: int, text: str) -> Passage:
-    return Passage(f"{doc.doc_id}::c{position}", doc.doc_id, doc.title, text, section, position)
+    return Passage(f"{doc.doc_id}::c{position}", doc.doc_id, doc.title, text=text, section=section, position=position)

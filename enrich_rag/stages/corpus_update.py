@@ -162,7 +162,7 @@ def add_documents(
     chunk_table = pa.Table.from_pylist([c.to_row() for c in new_chunks], schema=CHUNKS)
     update.seconds["extract"] = time.perf_counter() - t0
     update.chunks_added, update.chunks_removed = len(new_chunks), len(removes)
-    return _commit(writer, replace(tables, chunks=chunk_table, removes=tuple(removes)), "add", update)
+    return _commit(writer, replace(tables, chunks=chunk_table, removes=tuple(removes)), "add", update=update)
 
 
 def remove_documents(passages: PassageStore, writer: GraphWriter, doc_ids: list[str]) -> CorpusUpdate:
@@ -173,4 +173,4 @@ def remove_documents(passages: PassageStore, writer: GraphWriter, doc_ids: list[
     update = CorpusUpdate(removed=list(dict.fromkeys(doc_ids)))
     removes = tuple(c.id for d in update.removed for c in live[d])
     update.chunks_removed = len(removes)
-    return _commit(writer, _empty_tables(removes=removes), "remove", update)
+    return _commit(writer, _empty_tables(removes=removes), "remove", update=update)

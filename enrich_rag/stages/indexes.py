@@ -28,7 +28,7 @@ def precomputed_vectors(config: Config, docs: list[dict]) -> Any:
 
 def build_corpus_index(config: Config) -> dict[str, int]:
     docs = corpus_documents(config)
-    build_index(docs, config.embeddings, config.paths.corpus_index, "corpus index", precomputed_vectors(config, docs))
+    build_index(docs, config.embeddings, config.paths.corpus_index, label="corpus index", vectors=precomputed_vectors(config, docs))
     return {"documents": len(docs), "bytes": dir_size(config.paths.corpus_index)}
 
 

@@ -43,5 +43,5 @@ def build_seed_graph(config: Config, extractor: Extractor | None = None, chunks:
     if config.extraction.title_links:  # on the driver for either engine: a dictionary pass, no model
         extraction.mentions.extend(TitleGazetteer(p.title for p in every).mentions(inputs))
     tables = graph_tables(extraction, titled=every)
-    write_partition(config.paths.graph, SEED_PARTITION, tables.nodes, tables.edges, tables.links)
+    write_partition(config.paths.graph, SEED_PARTITION, tables.nodes, edges=tables.edges, links=tables.links)
     return {"chunks": len(inputs), "nodes": tables.nodes.num_rows, "edges": tables.edges.num_rows, "links": tables.links.num_rows}

@@ -60,4 +60,6 @@ def merged_tables(graph_root: Path | str, partitions: list[str]) -> GraphTables:
     for path in files("nodes"):
         for extractor, read_chunks in partition_reads(path).items():
             reads.setdefault(extractor, set()).update(read_chunks)
-    return GraphTables(nodes, edges, links, {e: sorted(c) for e, c in reads.items()}, chunks, tuple(removes), tuple(forgets))
+    return GraphTables(
+        nodes, edges, links, reads={e: sorted(c) for e, c in reads.items()}, chunks=chunks, removes=tuple(removes), forgets=tuple(forgets)
+    )

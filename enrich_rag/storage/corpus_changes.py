@@ -97,7 +97,7 @@ def documents(chunks_path: Path | str, graph_root: Path | str) -> list[DocumentE
         live = [(title, origin) for chunk_id, title, origin in chunks if chunk_id not in removed]
         title, origin = (live or [chunks[-1][1:]])[-1]
         status = "removed" if not live else ("built" if origin == "build" else "added")
-        out.append(DocumentEntry(doc_id, title, len(live), origin, status))
+        out.append(DocumentEntry(doc_id, title, len(live), origin=origin, status=status))
     return out
 
 

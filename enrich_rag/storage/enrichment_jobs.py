@@ -103,7 +103,9 @@ class JobQueue:
 
     def put(self, question: str, facts: Sequence[str] = (), candidates: Sequence[str] = ()) -> EnrichmentJob:
         """Queue a round (or return the same round already waiting or running)."""
-        return self._put(EnrichmentJob(job_id(question, candidates), question, tuple(facts), tuple(candidates), time.time()))
+        return self._put(
+            EnrichmentJob(job_id(question, candidates), question, tuple(facts), candidates=tuple(candidates), queued_at=time.time())
+        )
 
     def put_learned(self, question: str, learned: Sequence[dict[str, Any]]) -> EnrichmentJob:
         """Queue an answer's learned facts (or return the same facts already waiting or running)."""

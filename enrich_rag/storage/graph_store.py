@@ -247,7 +247,7 @@ class GraphStore:
                 hint = " (a graph built before links existed: rebuild it with `dvc repro`)" if missing == ["links"] else ""
                 raise StorageError(f"no {', '.join(missing)} file{hint}")
             con.execute("BEGIN")
-            _insert_partition(con, self.root, partition, "mem_")
+            _insert_partition(con, self.root, partition, prefix="mem_")
             reads = partition_reads(partition_dir(self.root, "nodes", partition) / PART_FILE)
             rows = [(chunk, extractor, partition) for extractor, chunks in reads.items() for chunk in chunks]
             if rows:
@@ -494,10 +494,10 @@ class GraphStore:
                     pa.bool_(),
                 )
             ),
-            {e: unread for e, chunks in tables.reads.items() if (unread := sorted(set(chunks) - self.chunks_read_by(chunks, e)))},
-            tables.chunks,
-            tables.removes,
-            tables.forgets,
+            reads={e: unread for e, chunks in tables.reads.items() if (unread := sorted(set(chunks) - self.chunks_read_by(chunks, e)))},
+            chunks=tables.chunks,
+            removes=tables.removes,
+            forgets=tables.forgets,
         )
 
     def index_documents(self, partition: str) -> list[dict[str, Any]]:

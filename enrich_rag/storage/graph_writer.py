@@ -179,7 +179,7 @@ class GraphWriter:
             t0 = time.perf_counter()
             partition = self.new_partition_id(prefix)
             write_tables(self.root, partition, tables)
-            result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, tables.links.num_rows)
+            result = Commit(partition, tables.nodes.num_rows, tables.edges.num_rows, links=tables.links.num_rows)
             result.seconds["write_partition"] = time.perf_counter() - t0
             self.after_partition_write(partition)
 

@@ -116,6 +116,6 @@ def neighbourhood_from_row(row: dict[str, Any]) -> Neighbourhood:
         list(links.values()),
         [Edge.from_row(f) for f in row["facts"] or []],
         {n["id"]: n["name"] for n in row["names"] or []},
-        {d["node"]: d["degree"] for d in row["degree"] or []},
-        [Edge.from_row(h) for h in row["hits"] or []],
+        degree={d["node"]: d["degree"] for d in row["degree"] or []},
+        hits=[Edge.from_row(h) for h in row["hits"] or []],
     )

@@ -246,13 +246,13 @@ def write_tables(graph_root: Path | str, partition: str, tables: GraphTables, re
         graph_root,
         partition,
         tables.nodes,
-        tables.edges,
-        tables.links,
-        tables.reads,
-        replaces,
-        tables.chunks,
-        tables.removes,
-        tables.forgets,
+        edges=tables.edges,
+        links=tables.links,
+        reads=tables.reads,
+        replaces=replaces,
+        chunks=tables.chunks,
+        removes=tables.removes,
+        forgets=tables.forgets,
     )
 
 

@@ -177,7 +177,7 @@ class PassageStore:
         if self.graph_root is None:
             with self._lock:
                 cursor = self._table().execute("SELECT doc_id, any_value(title), count(*) FROM chunks GROUP BY doc_id ORDER BY doc_id")
-                return [DocumentEntry(d, t, n, "build", "built") for d, t, n in cursor.fetchall()]
+                return [DocumentEntry(d, t, n, origin="build", status="built") for d, t, n in cursor.fetchall()]
         return documents(self.path, self.graph_root)
 
     def get(self, passage_id: str) -> Passage | None:

@@ -51,7 +51,7 @@ def remove_seed_facts(writer: GraphWriter, chunk_ids: set[str]) -> int:
         links = links.filter(
             [t or c not in chunk_ids for c, t in zip(links.column("chunk_id").to_pylist(), links.column("is_title").to_pylist())]
         )
-        write_partition(writer.root, SEED_PARTITION, nodes, edges.filter(keep), links)
+        write_partition(writer.root, SEED_PARTITION, nodes, edges=edges.filter(keep), links=links)
         writer.index.delete(dropped)
         save_index(writer.index, writer.index_path)
     return len(dropped)

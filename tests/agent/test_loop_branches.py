@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from enrich_rag.agent import one_read
+from enrich_rag.agent import whole_read
 from enrich_rag.agent.stream import Hooks
 from enrich_rag.agent.sufficiency import (
     ANSWER,
@@ -51,7 +51,7 @@ def _surface_one(monkeypatch):
         read = {e.id for e in before.evidence}
         return [p for p in ranking.passages if p.id not in read][-1:]
 
-    monkeypatch.setattr(one_read, "_surfaced", surfaced)
+    monkeypatch.setattr(whole_read, "_surfaced", surfaced)
 
 
 def test_under_threshold_answers_at_once(world, tmp_path, spacy_extractor):
@@ -152,9 +152,9 @@ def test_surfaced_passages_are_the_new_top_passages_neither_ranked_nor_read_befo
     p = {i: Passage(f"d{i}::c0", f"d{i}", f"Title {i}", f"text {i}") for i in range(9)}
     before = SearchRound(Sufficiency("Paris", 9.0, (p[0], p[7])), ranked=(p[0], p[1], p[2], p[3], p[4], p[5]))
     after = GraphRanking([p[6], p[1], p[7], p[5], p[0], p[8]])  # 6 and 5 rose into the top 5; 7 was read; 8 is sixth
-    assert one_read._surfaced(before, after) == [p[6], p[5]]
-    assert one_read._surfaced(SearchRound(), after) == []  # a first round has nothing before it
-    assert one_read._surfaced(before, None) == []
+    assert whole_read._surfaced(before, after) == [p[6], p[5]]
+    assert whole_read._surfaced(SearchRound(), after) == []  # a first round has nothing before it
+    assert whole_read._surfaced(before, None) == []
 
 
 def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surfaced(world, tmp_path, spacy_extractor, monkeypatch):
@@ -171,7 +171,7 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
         lifted[:] = [p for p in ranking.passages if p.id not in read][-1:]
         return lifted
 
-    monkeypatch.setattr(one_read, "_surfaced", surfaced)
+    monkeypatch.setattr(whole_read, "_surfaced", surfaced)
     answer = agent.answer(QUESTION)
     *_, best_before, retried = step_outputs(answer, "EnrichContext")  # the first round's best read 3 passages ("Rome")
     assert "EnrichGraph" in answer.trace.step_names()
@@ -485,7 +485,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
             return []
         return [p for p in ranking.passages if p.id.startswith("nolan::")]
 
-    monkeypatch.setattr(one_read, "_surfaced", surfaced)
+    monkeypatch.setattr(whole_read, "_surfaced", surfaced)
     script = [(CHAIN, 2.0), ("Steven Spielberg", 1.1), ("Steven Spielberg", 1.05), ("Christopher Nolan", 1.1), ("London", 1.1)]
     agent, resources = loop_agent(world, tmp_path, spacy_extractor, script, hops=True, max_iterations=1, max_enrich_rounds=1)
     answer = agent.answer(QUESTION)

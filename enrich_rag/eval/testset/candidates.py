@@ -112,7 +112,7 @@ def bridge_candidates(facts: list[Edge], about: dict[str, set[str]], rng: random
             ]
     rng.shuffle(pairs)
     for first, second in pairs:
-        yield Candidate(BRIDGE, (first, second), second.object, _distractors(first, second, by_relation, rng))
+        yield Candidate(BRIDGE, (first, second), second.object, distractors=_distractors(first, second, by_relation, rng=rng))
 
 
 def _distractors(first: Edge, second: Edge, by_relation: dict[str, list[Edge]], rng: random.Random) -> tuple[str, ...]:
@@ -159,5 +159,5 @@ def candidates(store: GraphStore, seed: int) -> dict[str, Iterator[Candidate]]:
     return {
         SINGLE_FACT: single_candidates(facts, random.Random(seed)),
         BRIDGE: bridge_candidates(facts, about, random.Random(seed + 1)),
-        COMPARISON: comparison_candidates(facts, types, about, random.Random(seed + 2)),
+        COMPARISON: comparison_candidates(facts, types, about, rng=random.Random(seed + 2)),
     }

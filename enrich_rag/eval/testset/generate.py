@@ -103,11 +103,11 @@ def _clean(text: str) -> str:
 def write_question(llm: LLM, candidate: Candidate, facts: list[str], persona: str, max_new_tokens: int) -> tuple[str, str]:
     """(question, reference answer); a comparison of numbers gets its answer from the writer."""
     if candidate.kind == BRIDGE:
-        return compose_bridge(llm, candidate, facts, persona, max_new_tokens), candidate.answer
+        return compose_bridge(llm, candidate, facts, persona=persona, max_new_tokens=max_new_tokens), candidate.answer
     if candidate.kind == SINGLE_FACT:
         prompt = question_prompt(facts, candidate.answer, persona)
     else:
-        prompt = comparison_prompt(facts, candidate.entities, persona, candidate.answer)
+        prompt = comparison_prompt(facts, candidate.entities, persona, answer=candidate.answer)
     text = _write(llm, prompt, max_new_tokens)
     if candidate.answer:
         return text.partition(SEPARATOR)[0].strip(), candidate.answer
@@ -182,7 +182,7 @@ class Generator:
 
     def __init__(self, settings: TestsetConfig, llm: LLM, passages: PassageStore, reader_tokens: int):
         self.settings, self.llm, self.passages, self.reader_tokens = settings, llm, passages, reader_tokens
-        self.read = lambda question, texts: read_answer(llm, question, texts, reader_tokens)
+        self.read = lambda question, texts: read_answer(llm, question, texts, max_new_tokens=reader_tokens)
         self.kept_words: list[set[str]] = []
 
     def persona(self, candidate: Candidate) -> str:
@@ -203,25 +203,32 @@ class Generator:
         distractors = [found[c].content for c in candidate.distractors]
         facts = [f"{found[f.chunk_id].title}: {f.evidence}" if found[f.chunk_id].title else f.evidence for f in candidate.facts]
         persona = self.persona(candidate)
-        question, answer = write_question(self.llm, candidate, facts, persona, self.settings.max_new_tokens)
+        question, answer = write_question(self.llm, candidate, facts, persona=persona, max_new_tokens=self.settings.max_new_tokens)
         checks = (
-            (filters.WELL_FORMED, lambda: filters.well_formed(question, answer, candidate.entities, candidate.bridge)),
+            (filters.WELL_FORMED, lambda: filters.well_formed(question, answer, candidate.entities, bridge=candidate.bridge)),
             (filters.ANSWER_IN_GOLD, lambda: filters.answer_in_gold(answer, texts)),
             (filters.NOT_DUPLICATE, lambda: not filters.is_duplicate(question, self.kept_words, self.settings.duplicate_overlap)),
-            (filters.ANSWERABLE, lambda: filters.answerable(self.read, question, answer, texts)),
+            (filters.ANSWERABLE, lambda: filters.answerable(self.read, question, answer, passages=texts)),
             # A comparison's two facts are about two entities in two passages by construction; one
             # passage alone leaves a coin toss, which this greedy check cannot tell from knowing.
-            (filters.NEEDS_BOTH, lambda: candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, texts, distractors)),
+            (
+                filters.NEEDS_BOTH,
+                lambda: (
+                    candidate.kind != BRIDGE or filters.needs_both(self.read, question, answer, passages=texts, distractors=distractors)
+                ),
+            ),
             (
                 filters.NOT_TRIVIA,
-                lambda: filters.not_trivia(self.llm, question, answer, self.reader_tokens, binary=candidate.kind == COMPARISON),
+                lambda: filters.not_trivia(
+                    self.llm, question, answer, max_new_tokens=self.reader_tokens, binary=candidate.kind == COMPARISON
+                ),
             ),
         )
         for name, check in checks:
             if not check():
                 return None, name
         self.kept_words.append(content_words(question))
-        return _row(candidate, question, answer, persona), ""
+        return _row(candidate, question, answer, persona=persona), ""
 
 
 def generate_testset(
@@ -246,7 +253,7 @@ def generate_testset(
     with EnrichRAG(config, reconcile=False, llm=llm) as rag:
         store, passages = rag.resources.store, rag.resources.passages
         pools = candidates(store, settings.seed)
-        generator = Generator(settings, llm, passages, config.llm.max_new_tokens)
+        generator = Generator(settings, llm, passages, reader_tokens=config.llm.max_new_tokens)
         generator.kept_words = [content_words(r["question"]) for r in rows]
         with tqdm(total=n, initial=len(rows), desc="writing questions", unit="question", disable=not progress) as bar:
             for kind in KINDS:
@@ -267,7 +274,7 @@ def generate_testset(
                         rows.append(row)
                         report.kept[kind] += 1
                         bar.update(1)
-                    _save_progress(progress_file, key, rows, seen, report)
+                    _save_progress(progress_file, key, rows, seen=seen, report=report)
     if not rows:
         raise InputDataError(f"no question survived the filters ({dict(report.tried)} tried): is the graph built and non-empty?")
     examples = random.Random(settings.seed).sample(rows, min(EXAMPLES, len(rows)))

@@ -14,7 +14,7 @@ from enrich_rag.serve.server import Server
 
 class RollbackRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    partition: str = Field(min_length=1, max_length=128)
+    partition: str = Field(min_length=1, max_length=128, description="the partition to undo, as GET /api/graph/partitions lists it")
 
 
 def router(server: Server) -> APIRouter:

@@ -16,11 +16,11 @@ from enrich_rag.serve.server import Asking, Server, busy_reply, sse
 
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    allow_enrich: bool | None = None  # None: the server's `agent.allow_enrich` (with the token)
-    abstain: bool | None = None  # None: the server's `agent.abstain`
-    conversation_id: str | None = Field(None, max_length=64)
-    stream: bool = False  # server-sent events: each step as it finishes, then the answer
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="the question")
+    allow_enrich: bool | None = Field(None, description="may the answer write to the graph (needs the token); null: `agent.allow_enrich`")
+    abstain: bool | None = Field(None, description="say 'not found' rather than guess when still unsure; null: `agent.abstain`")
+    conversation_id: str | None = Field(None, max_length=64, description="a follow-up is read with this conversation's last turn")
+    stream: bool = Field(False, description="server-sent events: each step as it finishes, then the answer")
 
 
 def rss_mb() -> dict[str, float]:
@@ -37,7 +37,7 @@ def router(server: Server) -> APIRouter:
     async def query(request: QueryRequest, http: Request) -> Any:
         def start(on_step: OnStep | None = None) -> Ticket:
             previous = server.conversations.last(request.conversation_id)
-            asking = Asking(request.question, previous, request.conversation_id, request.allow_enrich, request.abstain)
+            asking = Asking(request.question, previous, request.conversation_id, enrich=request.allow_enrich, abstain=request.abstain)
             return server.submit(asking, http, on_step)
 
         if request.stream:  # server-sent events; the answer event carries what the JSON reply would

@@ -1,6 +1,6 @@
-"""One read of a question: the search's first read, then (where it did not state its answer) the rounds
-of GraphRank -> EnrichContext -> CheckSufficiency, one passage wider each time, with EnrichGraph between
-rounds. The whole question and each hop of a plan are read here."""
+"""A question read whole: the search's first read, then (where it did not state its answer) the rounds of
+GraphRank -> EnrichContext -> CheckSufficiency, one passage wider each time, with EnrichGraph between
+rounds. Each hop of a plan is read by the same rounds (`search_round`)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from enrich_rag.storage.passages import Passage
 SURFACED_TOP = 5  # PageRank passages a retried round compares with the round before's
 
 
-def stated(analysis: QueryAnalysis) -> Callable[[Sufficiency], bool]:
+def grounding_of(analysis: QueryAnalysis) -> Callable[[Sufficiency], bool]:
     """A whole read found its answer when what it read states it; a comparison's answer names one of
     the question's own sides, so only its evidence is asked."""
     if analysis.kind == COMPARISON:
@@ -31,7 +31,7 @@ def stated(analysis: QueryAnalysis) -> Callable[[Sufficiency], bool]:
     return functools.partial(grounded, question=analysis.question)
 
 
-def one_read(steps: Steps, state: QuestionState) -> SearchRound:
+def read_whole(steps: Steps, state: QuestionState) -> SearchRound:
     """The question read as one: first the search's top passages whole (`agent.first_read`, one reader
     call), which answers when what it read states its answer; else the tree's rounds, whose read is
     kept when it states its answer, and otherwise the lower perplexity of the two. On documentation the
@@ -39,18 +39,18 @@ def one_read(steps: Steps, state: QuestionState) -> SearchRound:
     did not (bench_results/search_read_*.json)."""
     if not steps.config.first_read:
         return rounds(steps, state)
-    states = stated(state.analysis)
-    first = search_read(steps, state, states)
+    grounding = grounding_of(state.analysis)
+    first = first_read(steps, state, grounding)
     if first.grounded:
         with state.trace.step(StepKind.ANALYZE_DECIDE, perplexity=recorded(first.perplexity), threshold=steps.threshold) as step:
             step.record = Decided(ANSWER, "what the search's top passages say states the answer")
         return dataclasses.replace(first, searched=True)
     tree = rounds(steps, state)
-    tree.grounded = tree.read is not None and states(tree.read)
+    tree.grounded = tree.read is not None and grounding(tree.read)
     return tree if tree.better_than(first) else first
 
 
-def search_read(steps: Steps, state: QuestionState, states: Callable[[Sufficiency], bool]) -> SearchRound:
+def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficiency], bool]) -> SearchRound:
     """One read of the search's top `agent.first_read` passages (`first_read_passages` on titled passages;
     what `EnrichRAG.search` returns), each cut to the units near the question's words
     (`agent.first_read_cut`; evidence/lines.py)."""
@@ -66,17 +66,17 @@ def search_read(steps: Steps, state: QuestionState, states: Callable[[Sufficienc
     sub = Subgraph(nodes=nodes, evidence=list(top))
     with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
         step.record = context_built(sub, {"read": "search", "k": k}, ())
-    result, is_stated, _ = steps.check_sufficiency(state, question, sub, 0, [], states, alone=True)
-    return SearchRound(result, sub, tuple(ranking.passages), is_stated)
+    result, is_stated, _ = steps.check_sufficiency(state, question, sub, 0, [], grounding, alone=True)
+    return SearchRound(result, sub, tuple(ranking.passages), grounded=is_stated)
 
 
 def rounds(steps: Steps, state: QuestionState) -> SearchRound:
     """Search rounds, each retried after an enrichment when it was not enough. The answer is the
     round that read best."""
     best = before = SearchRound()
-    states = stated(state.analysis) if steps.config.grow == "unstated" else None
+    grounding = grounding_of(state.analysis) if steps.config.grow == "unstated" else None
     for round_ in range(steps.config.max_enrich_rounds + 1):
-        found = search_round(steps, state, state.analysis, round_, before, grounding=states, whole=states is not None)
+        found = search_round(steps, state, state.analysis, round_=round_, before=before, grounding=grounding, whole=grounding is not None)
         decision = steps.decide(state, found, round_)
         if found.perplexity < best.perplexity or best.read is None:
             best = found  # an enrichment round keeps its answer only when it reads better
@@ -105,7 +105,7 @@ def search_round(
     by `grounding` (`agent.grow: unstated`) stops at its first read that states its answer and reads no
     more than `max_iterations`."""
     question, choice = analysis.question, choice or steps.choice
-    ranking, hits = _search(steps, state, analysis, round_, choice)
+    ranking, hits = _search(steps, state, analysis, round_=round_, choice=choice)
     surfaced = _surfaced(before, ranking)
     chooser: ContextRound | None = None
     if surfaced:
@@ -123,7 +123,7 @@ def search_round(
             break  # the tree has nothing more to give
         sub = wider
         result, is_grounded, stop = steps.check_sufficiency(state, question, sub, iteration, history, grounding, choice.alone or whole)
-        read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), is_grounded)
+        read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), grounded=is_grounded)
         if read.better_than(found):
             found = read
         iteration += 1
