@@ -24,7 +24,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.graph_store import synthetic_graph, synthetic_links
+from benchmarks.neighbourhood_latency import synthetic_graph, synthetic_links
 from enrich_rag.storage.partitions import write_partition
 
 

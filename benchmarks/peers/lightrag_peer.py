@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.peers import sets
-from benchmarks.peers.reader import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
+from benchmarks.peers.callables import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
 from enrich_rag.llm.models import model_name
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.peers.callables import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.lightrag_peer import documents as documents  # the same corpus as LightRAG
 from benchmarks.peers.lightrag_peer import extracted as extracted  # and the same stores
-from benchmarks.peers.reader import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
 from enrich_rag.llm.models import model_name
 

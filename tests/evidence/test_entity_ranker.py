@@ -1,5 +1,5 @@
 """The EntityFirstRanker behaviours of the entity-first ranker spec (context/README.md); its latency
-criterion is python -m benchmarks entity_ranker."""
+criterion is python -m benchmarks entity_ranking_overhead."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """Entity-first ranking overhead (the entity-first ranker spec, context/README.md: < 50 ms per 100 chunks), and the whole selection step.
 
-python -m benchmarks entity_ranker --out bench_results/entity_ranker.json
+python -m benchmarks entity_ranking_overhead --out bench_results/entity_ranker.json
 """
 
 from __future__ import annotations

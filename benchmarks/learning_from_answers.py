@@ -3,8 +3,8 @@ not committed, so every question meets the same graph), and how many of them are
 subject is a node of the built graph (not a piece of the question's text) and the share whose object is
 the gold answer. Uses only the public API, so the same file measures an older checkout (`PYTHONPATH`).
 
-    python -m benchmarks.learned_facts --folder data/own_documents/npm-docs --workspace /tmp/ws/lf --label after
-    python -m benchmarks.learned_facts --config configs/hotpotqa.yaml --start 0 --limit 20 --label after
+    python -m benchmarks.learning_from_answers --folder data/own_documents/npm-docs --workspace /tmp/ws/lf --label after
+    python -m benchmarks.learning_from_answers --config configs/hotpotqa.yaml --start 0 --limit 20 --label after
 
 An older checkout is measured by importing its `enrich_rag` before this file's `benchmarks` (its `sys.path` first).
 A dev set's queue is its build's own: emptied before and after the run, so the build is left as it was.

@@ -8,7 +8,7 @@ it starts from 3 entities and 20 passages. With the default build present it als
 GraphRank step (both index searches, the walk, passage lookup) on 50 bundled questions. Prints a
 table, writes JSON.
 
-    python -m benchmarks graph_store --edges 5000000 --out bench_results/graph_store.json
+    python -m benchmarks neighbourhood_latency --edges 5000000 --out bench_results/graph_store.json
 """
 
 from __future__ import annotations

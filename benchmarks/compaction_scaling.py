@@ -9,7 +9,7 @@ and the per-question store reads (1-hop neighbours of 5 entities, their passage 
 `--queries` draws; also the per-query check as it was before the version stamp (three stat calls per
 partition). The baseline is a one-partition-per-kind graph of the same rows (seed + one partition).
 
-    python -m benchmarks compaction --out bench_results/compaction.json
+    python -m benchmarks compaction_scaling --out bench_results/compaction.json
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import pyarrow as pa
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.graph_store import synthetic_graph, synthetic_links
+from benchmarks.neighbourhood_latency import synthetic_graph, synthetic_links
 from enrich_rag.config import EmbeddingsConfig
 from enrich_rag.index.embeddings import build_index, open_index
 from enrich_rag.storage.compaction import merged_tables

@@ -8,7 +8,7 @@ questions whose gold passages were added are asked with the default reader and n
 gold passages of the first questions are removed, one at a time, and those questions asked again:
 their answers must no longer cite them. Ends with `GraphWriter.verify` (partitions, both indexes, DVC).
 
-    python -m benchmarks corpus_update --out bench_results/corpus_update.json
+    python -m benchmarks add_remove_documents --out bench_results/corpus_update.json
 """
 
 from __future__ import annotations
