@@ -9,7 +9,7 @@ from enrich_rag import EnrichRAG
 
 question = sys.argv[1] if len(sys.argv) > 1 else "Erica Packer was the second wife of what Australian businessman?"
 with EnrichRAG.open("params.yaml") as rag:
-    answer = rag.ask(question, enrich=False)
-    print(f"{answer.answer}  ({'sure' if answer.sufficient else 'unsure'}, perplexity {answer.perplexity:.2f})")
+    answer = rag.ask(question, enrich="never")
+    print(f"{answer.answer}  ({'sure' if answer.sure else 'unsure'}, perplexity {answer.perplexity:.2f})")
     for citation in answer.citations:
         print(f"  [{citation.chunk_id}] {citation.evidence[:100]}")
