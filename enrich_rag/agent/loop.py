@@ -175,7 +175,10 @@ class Agent:
             hops, read = self._read_question(state)
         except BudgetSpent as reason:  # the best read of the whole question so far answers, flagged
             spent, hops, read = str(reason), [], state.best or SearchRound()
-        text = steps.compared(state, read) if spent is None else read.answer
+        try:
+            text = steps.compared(state, read) if spent is None else read.answer
+        except BudgetSpent as reason:  # spent before a comparison's sides were read again: the read's own answer
+            spent, text = str(reason), read.answer
         chain_record = [h.record() for h in hops]
         confidence = steps.confidence(state, text, read, chain=chain_record)
         sure = self._sure(confidence, read, hops)

@@ -817,6 +817,22 @@ def test_a_spent_reader_budget_answers_with_the_best_read_of_the_question_so_far
     assert unbounded.answer == "Christopher Nolan" and unbounded.spent is None
 
 
+def test_a_budget_spent_before_the_comparison_is_read_again_answers_with_the_read(world, tmp_path, spacy_extractor):
+    """A comparison's sides are read again after its read (Compare, a reader step): a budget spent by
+    then answers with the read's own answer, flagged, rather than failing the question (found by the
+    house re-run: `28.9 of 25 reader seconds spent` ended an evaluation)."""
+    question = "Who was born first, Christopher Nolan or Steven Spielberg?"
+    script = [("Christopher Nolan", 1.05), ("1970", 1.1), ("1946", 1.1)]
+    bounded, _ = loop_agent(world, tmp_path, spacy_extractor, script, max_reader_calls=1)
+    answer = bounded.answer(question, enrich="never")
+    assert answer.answer == "Christopher Nolan" and answer.spent == "1 of 1 reader calls made"
+    assert "Compare" not in answer.trace.step_names()
+
+    roomy, _ = loop_agent(world, tmp_path / "roomy", spacy_extractor, script, max_reader_calls=6)
+    compared = roomy.answer(question, enrich="never")
+    assert compared.spent is None and "Compare" in compared.trace.step_names()
+
+
 def test_a_reader_seconds_budget_stops_the_reading_too():
     from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, StepKind, Trace
 
