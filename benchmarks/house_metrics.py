@@ -164,11 +164,16 @@ def agent_room(root: Path) -> dict[str, int]:
     }
 
 
+PATH_ROOMS = ("api.py", "resources.py", "agent/", "evidence/")  # where a question goes from the door to the reader
+
+
 def _functions(root: Path) -> dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]]:
-    """Every function and method of the package by its bare name, with the file it is in."""
+    """Every function and method of the rooms on a question's path, by its bare name, with its file."""
     found: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
     for path in _py(root / "enrich_rag"):
         rel = path.relative_to(root).as_posix()
+        if not rel.removeprefix("enrich_rag/").startswith(PATH_ROOMS):
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 found.setdefault(node.name, []).append((rel, node))
@@ -176,8 +181,10 @@ def _functions(root: Path) -> dict[str, list[tuple[str, ast.FunctionDef | ast.As
 
 
 def walk_from_ask(root: Path) -> dict[str, int]:
-    """What a reader follows from `EnrichRAG.ask`: each call to a name the package defines exactly once is
-    a stop (a name defined twice or more cannot be followed by reading, so it is not counted)."""
+    """What a reader follows from `EnrichRAG.ask` towards the reader: each call to a name defined exactly
+    once in the rooms on the way (the door, resources, agent, evidence) is a stop; a name defined twice
+    there cannot be followed by reading, so it is not counted. Stops, the files they are in, and their
+    returns."""
     functions = _functions(root)
     asks = [(f, n) for f, n in functions.get("ask", []) if f == "enrich_rag/api.py"]
     start = asks[-1] if asks else None  # the body, after its typing overloads
@@ -190,7 +197,7 @@ def walk_from_ask(root: Path) -> dict[str, int]:
         returns += sum(isinstance(n, ast.Return) for n in ast.walk(node))
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-            defined = functions.get(name, [])
+            defined = [d for d in functions.get(name, []) if not d[1].name.startswith("__")]
             if len(defined) == 1 and (key := (defined[0][0], name, defined[0][1].lineno)) not in seen:
                 seen.add(key)
                 files.add(defined[0][0])
