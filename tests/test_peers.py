@@ -149,7 +149,7 @@ def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_els
 def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(tmp_path):
     def run(seconds, prompt, peak):
         tokens = {"prefill_tokens": prompt, "cached_tokens": 0, "generated_tokens": 1}
-        return {"seconds_this_run": seconds, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens, "peak_rss_mb": peak}
+        return {"seconds_this_run": seconds, "cpu_seconds_this_run": seconds / 2, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens, "peak_rss_mb": peak}
 
     # a run checkpoints as it goes, and is killed after its second checkpoint
     checkpoint(tmp_path, run(30.0, 100, 900))
@@ -159,6 +159,7 @@ def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(t
     checkpoint(tmp_path, run(30.0, 100, 700))  # its own checkpoint is never counted beside its finished run
     total = logged_run(tmp_path, run(90.0, 300, 800))
     assert total["runs"] == 2 and total["seconds_all_runs"] == 150.0 and total["peak_rss_mb_all_runs"] == 1000
+    assert total["cpu_seconds_all_runs"] == 75.0
     assert total["reader_tokens_all_runs"]["prefill_tokens"] == 500 and total["reader_calls_all_runs"] == 2
     logged = [json.loads(line) for line in (tmp_path / "index_runs.jsonl").read_text().splitlines()]
     assert [r.get("interrupted", False) for r in logged] == [True, False]

@@ -38,6 +38,7 @@ def index_cost(index: dict[str, Any]) -> dict[str, Any]:
     tokens = index["reader_tokens_all_runs"]
     return {
         "seconds": index["seconds_all_runs"],
+        "cpu_seconds": index.get("cpu_seconds_all_runs"),
         "runs": index["runs"],
         "reader_calls": index["reader_calls_all_runs"],
         "reader_prompt_tokens": tokens["prefill_tokens"] + tokens["cached_tokens"],

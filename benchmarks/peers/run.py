@@ -54,12 +54,14 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
             docs = peer.documents(sets.corpus(args.set, items))
             sets.fold_interrupted(folder)
             before, start, called = counted.copy(), time.perf_counter(), len(calls)
+            cpu_start = time.process_time()
             with sets.warnings_logged(tuple(PEERS)) as warned:
 
                 def so_far() -> dict[str, Any]:
                     return {
                         "documents": len(docs),
                         "seconds_this_run": round(time.perf_counter() - start, 1),
+                        "cpu_seconds_this_run": round(time.process_time() - cpu_start, 1),
                         "reader_calls_this_run": len(calls) - called,
                         "reader_tokens_this_run": counted.since(before),
                         "warnings_logged_this_run": dict(warned),

@@ -117,7 +117,9 @@ def _append(folder_: Path, run: dict[str, Any]) -> Path:
 def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
     """Add a finished index run to the folder's log (its own checkpoint then goes) and return it with the
     totals over every run: a resumed index costs the sum of its runs, a killed one's checkpoint included
-    (folded in by `fold_interrupted` when the next run starts), and peaks at the highest of them."""
+    (folded in by `fold_interrupted` when the next run starts), and peaks at the highest of them. CPU
+    seconds are summed beside wall seconds because a run may share the cores with other work, which
+    stretches its wall time and not its CPU time; they are None when a run in the log did not record them."""
     log = _append(folder_, run)
     (folder_ / OPEN_RUN).unlink(missing_ok=True)
     runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -125,6 +127,7 @@ def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
     return run | {
         "runs": len(runs),
         "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1),
+        "cpu_seconds_all_runs": round(sum(r["cpu_seconds_this_run"] for r in runs), 1) if all("cpu_seconds_this_run" in r for r in runs) else None,
         "reader_calls_all_runs": sum(r.get("reader_calls_this_run", 0) for r in runs),
         "reader_tokens_all_runs": tokens,
         "peak_rss_mb_all_runs": max(r.get("peak_rss_mb", 0) for r in runs),
