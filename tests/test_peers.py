@@ -149,7 +149,14 @@ def test_the_oracle_row_reads_the_questions_gold_paragraphs_once_and_nothing_els
 def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(tmp_path):
     def run(seconds, prompt, peak):
         tokens = {"prefill_tokens": prompt, "cached_tokens": 0, "generated_tokens": 1}
-        return {"seconds_this_run": seconds, "cpu_seconds_this_run": seconds / 2, "reader_calls_this_run": 1, "reader_tokens_this_run": tokens, "peak_rss_mb": peak}
+        cpu = seconds / 2
+        return {
+            "seconds_this_run": seconds,
+            "cpu_seconds_this_run": cpu,
+            "reader_calls_this_run": 1,
+            "reader_tokens_this_run": tokens,
+            "peak_rss_mb": peak,
+        }
 
     # a run checkpoints as it goes, and is killed after its second checkpoint
     checkpoint(tmp_path, run(30.0, 100, 900))

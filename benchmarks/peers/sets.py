@@ -124,10 +124,11 @@ def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
     (folder_ / OPEN_RUN).unlink(missing_ok=True)
     runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     tokens = {key: sum(r["reader_tokens_this_run"][key] for r in runs) for key in run["reader_tokens_this_run"]}
+    cpu = [r.get("cpu_seconds_this_run") for r in runs]
     return run | {
         "runs": len(runs),
         "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1),
-        "cpu_seconds_all_runs": round(sum(r["cpu_seconds_this_run"] for r in runs), 1) if all("cpu_seconds_this_run" in r for r in runs) else None,
+        "cpu_seconds_all_runs": None if None in cpu else round(sum(cpu), 1),
         "reader_calls_all_runs": sum(r.get("reader_calls_this_run", 0) for r in runs),
         "reader_tokens_all_runs": tokens,
         "peak_rss_mb_all_runs": max(r.get("peak_rss_mb", 0) for r in runs),
