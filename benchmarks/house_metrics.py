@@ -13,9 +13,10 @@ the tree as it is.
 - settings: fields of the config's sections (less `paths` and the per-run `eval`), and those params.yaml
   leaves out; `scripts/` files;
 - the fourth pass (issue 81): `agent/`'s files, floors (the longest chain of imports inside it) and lines;
-  the walk from `EnrichRAG.ask` (every package function a call there reaches, by a name defined once in the
-  package: its stops, files and returns); the public calls of the door, the CLI and the server's request
-  models that do not say their arguments, return and raises; `bench_results/`'s files and bytes.
+  the walk of a question from `EnrichRAG.ask` to the reader, taken from a run (`question_walk.py`: the
+  stack at the first reader call, and the package functions and files entered before it); the public
+  calls of the door, the CLI and the server's request models that do not say their arguments, return and
+  raises; `bench_results/`'s files and bytes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import ast
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -164,45 +166,12 @@ def agent_room(root: Path) -> dict[str, int]:
     }
 
 
-PATH_ROOMS = ("api.py", "resources.py", "agent/", "evidence/")  # where a question goes from the door to the reader
-
-
-def _functions(root: Path) -> dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]]:
-    """Every function and method of the rooms on a question's path, by its bare name, with its file."""
-    found: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
-    for path in _py(root / "enrich_rag"):
-        rel = path.relative_to(root).as_posix()
-        if not rel.removeprefix("enrich_rag/").startswith(PATH_ROOMS):
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                found.setdefault(node.name, []).append((rel, node))
-    return found
-
-
-def walk_from_ask(root: Path) -> dict[str, int]:
-    """What a reader follows from `EnrichRAG.ask` towards the reader: each call to a name defined exactly
-    once in the rooms on the way (the door, resources, agent, evidence) is a stop; a name defined twice
-    there cannot be followed by reading, so it is not counted. Stops, the files they are in, and their
-    returns."""
-    functions = _functions(root)
-    asks = [(f, n) for f, n in functions.get("ask", []) if f == "enrich_rag/api.py"]
-    start = asks[-1] if asks else None  # the body, after its typing overloads
-    if start is None:
-        return {"stops": 0, "files": 0, "returns": 0}
-    seen, todo = {(start[0], start[1].name, start[1].lineno)}, [start]
-    files, returns = {start[0]}, 0
-    while todo:
-        rel, node = todo.pop()
-        returns += sum(isinstance(n, ast.Return) for n in ast.walk(node))
-        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-            defined = [d for d in functions.get(name, []) if not d[1].name.startswith("__")]
-            if len(defined) == 1 and (key := (defined[0][0], name, defined[0][1].lineno)) not in seen:
-                seen.add(key)
-                files.add(defined[0][0])
-                todo.append(defined[0])
-    return {"stops": len(seen), "files": len(files), "returns": returns}
+def question_walk(root: Path) -> dict[str, Any]:
+    """The walk of one question from `EnrichRAG.ask` to the reader, taken from a run of the checkout's own
+    package (`benchmarks/question_walk.py`, in a process of its own so that it imports that checkout)."""
+    script = Path(__file__).with_name("question_walk.py")
+    done = subprocess.run([sys.executable, str(script), "--root", str(root)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _says(doc: str, *sections: str) -> bool:
@@ -263,7 +232,7 @@ def measure(root: Path) -> dict[str, Any]:
         "results": results_tree(root),
         "readme_lines": len((root / "README.md").read_text(encoding="utf-8").splitlines()),
         "agent_room": agent_room(root),
-        "walk_from_ask": walk_from_ask(root),
+        "question_walk": question_walk(root),
         "undocumented_public_calls": undocumented_public_calls(root),
         "bench_results": tracked(root, "bench_results"),
     }
@@ -295,9 +264,12 @@ def main() -> int:
     )
     table.add_row("settings; not in params.yaml", f"{found['settings']['count']}; {len(found['settings']['not_in_params_yaml'])}")
     table.add_row("scripts/ files", str(found["scripts_files"]))
-    room, walk = found["agent_room"], found["walk_from_ask"]
+    room, walk = found["agent_room"], found["question_walk"]
     table.add_row("agent/: files, floors, lines", f"{room['files']}, {room['floors']}, {room['lines']}")
-    table.add_row("walk from EnrichRAG.ask: stops, files, returns", f"{walk['stops']}, {walk['files']}, {walk['returns']}")
+    table.add_row(
+        "EnrichRAG.ask to the first reader call: stack depth; functions, files entered",
+        f"{walk['depth']}; {walk['functions_entered']}, {walk['files_entered']}",
+    )
     table.add_row("public calls without argument docs", str(len(found["undocumented_public_calls"])))
     table.add_row("bench_results/: files, MB", f"{found['bench_results']['files']}, {found['bench_results']['bytes'] / 1e6:.1f}")
     Console().print(table)

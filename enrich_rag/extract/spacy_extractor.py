@@ -8,6 +8,7 @@ label "Inception" as nothing), so proper-noun chunks and the chunk's title are m
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -149,54 +150,23 @@ class SpacyExtractor:
                 out.mentions.append(Mention(s.name, s.type, chunk.id, sentence=sentence, alias=s.alias, doc_id=chunk.doc_id))
             names = list(dict.fromkeys(s.name for s in sent_spans))
             linked: set[frozenset[str]] = set()
+
+            # every edge of this sentence carries the same provenance
+            edge = functools.partial(
+                Edge, evidence=sentence, chunk_id=chunk.id, doc_id=chunk.doc_id, sentence_index=sent_index, extractor=self.name
+            )
             for subj, relation, obj in self._svo(sent, node_for):
                 if subj == obj:
                     continue
                 linked.add(frozenset((subj, obj)))
-                out.edges.append(
-                    Edge(
-                        subj,
-                        relation,
-                        obj,
-                        evidence=sentence,
-                        chunk_id=chunk.id,
-                        doc_id=chunk.doc_id,
-                        sentence_index=sent_index,
-                        confidence=SVO_CONFIDENCE,
-                        extractor=self.name,
-                    )
-                )
+                out.edges.append(edge(subj, relation, obj, confidence=SVO_CONFIDENCE))
             for a, b in itertools.combinations(names[: self.config.max_cooccurrence_entities], 2):
                 if frozenset((a, b)) not in linked:
-                    out.edges.append(
-                        Edge(
-                            a,
-                            COOCCURS,
-                            b,
-                            evidence=sentence,
-                            chunk_id=chunk.id,
-                            doc_id=chunk.doc_id,
-                            sentence_index=sent_index,
-                            confidence=COOCCURRENCE_CONFIDENCE,
-                            extractor=self.name,
-                        )
-                    )
+                    out.edges.append(edge(a, COOCCURS, b, confidence=COOCCURRENCE_CONFIDENCE))
             if title and title not in names:
                 already = {n for pair in linked if title in pair for n in pair}
                 for name in (n for n in names if n not in already):
-                    out.edges.append(
-                        Edge(
-                            title,
-                            MENTIONS,
-                            name,
-                            evidence=sentence,
-                            chunk_id=chunk.id,
-                            doc_id=chunk.doc_id,
-                            sentence_index=sent_index,
-                            confidence=MENTION_CONFIDENCE,
-                            extractor=self.name,
-                        )
-                    )
+                    out.edges.append(edge(title, MENTIONS, name, confidence=MENTION_CONFIDENCE))
         if title and not any(m.name == title for m in out.mentions):
             first = next(iter(doc.sents)).text.strip() if len(doc) else ""
             out.mentions.append(Mention(title, "TOPIC", chunk.id, sentence=first, alias=title, doc_id=chunk.doc_id))
