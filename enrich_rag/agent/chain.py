@@ -74,7 +74,7 @@ def hop(
         if steps.enrich_graph(state, sub.question, found).grew:
             retried = search_round(steps, state, sub, round_=1, before=found, choice=steps.hop_choice, grounding=grounding)
             found = retried if retried.better_than(found) else found
-    sure = found.grounded if found.read else False
+    sure = found.grounded if found.sufficiency else False
     read = Hop(
         index,
         sub.question,
@@ -102,7 +102,7 @@ def composed(steps: Steps, state: QuestionState, kind: str, hops: list[Hop]) -> 
         return SearchRound(answer, merged_subgraph(drawn, read), grounded=last.grounded)
     evidence = chain_evidence(hops)
     with state.trace.step(StepKind.CHECK_SUFFICIENCY, facts=len(evidence), hops=len(hops)) as step:
-        result = check_sufficiency(steps.resources.llm, state.question, evidence, steps.max_new_tokens)
+        result = check_sufficiency(steps.resources.llm, state.question, evidence, max_new_tokens=steps.max_new_tokens)
         step.record = Read.of(result)
     return SearchRound(result, merged_subgraph(drawn, evidence))
 
@@ -113,7 +113,7 @@ def bridge(steps: Steps, state: QuestionState, whole: SearchRound) -> tuple[list
     the whole read stopped at the bridge, and the rest of the question, with that answer in the
     description's place, is read as hop 2, whose answer is the answer. Otherwise the whole read
     stands (None)."""
-    if whole.read is None or state.analysis.kind == COMPARISON:
+    if whole.sufficiency is None or state.analysis.kind == COMPARISON:
         return None
     split = bridge_split(state.question, steps.resources.nlp)
     if split is None:

@@ -175,10 +175,7 @@ class Agent:
             hops, read = self._read_question(state)
         except BudgetSpent as reason:  # the best read of the whole question so far answers, flagged
             spent, hops, read = str(reason), [], state.best or SearchRound()
-        try:
-            text = steps.compared(state, read) if spent is None else read.answer
-        except BudgetSpent as reason:  # spent before a comparison's sides were read again: the read's own answer
-            spent, text = str(reason), read.answer
+        text, spent = self._compared(state, read, spent)
         chain_record = [h.record() for h in hops]
         confidence = steps.confidence(state, text, read, chain=chain_record)
         sure = self._sure(confidence, read, hops)
@@ -188,29 +185,36 @@ class Agent:
             and self.config.learn
             and (facts := taught(steps, state, hops, read=read, grounding=grounding_of(state.analysis)))
         ):
-            learn(steps, state, when, facts)
+            learn(steps, state, when=when, facts=facts)
         line = quote(text, read.evidence, question)
         if not sure and (self.config.abstain if abstain is None else abstain):
             text, line = NOT_FOUND, None
         trace.seconds = round(time.perf_counter() - start, 4)
-        queued = [r.job.id for r in trace.records(Queued)]
-        cited = citations(read.evidence)
-        subgraph = read.subgraph.to_dict()
         return Answer(
             question=question,
             answer=text,
             perplexity=read.perplexity,
             sure=sure,
-            citations=cited,
-            subgraph=subgraph,
+            citations=citations(read.evidence),
+            subgraph=read.subgraph.to_dict(),
             trace=trace,
             threshold=steps.threshold,
             chain=chain_record,
             confidence=confidence,
-            queued=queued,
+            queued=[r.job.id for r in trace.records(Queued)],
             quote=line,
             spent=spent,
         )
+
+    def _compared(self, state: QuestionState, read: SearchRound, spent: str | None) -> tuple[str, str | None]:
+        """The answer text, a comparison's sides read again first (`Steps.compared`), and why the budget
+        was spent: spent before that reading, the read's own answer stands."""
+        if spent is not None:
+            return read.answer, spent
+        try:
+            return self.steps.compared(state, read), None
+        except BudgetSpent as reason:
+            return read.answer, str(reason)
 
     def _read_question(self, state: QuestionState) -> tuple[list[Hop], SearchRound]:
         """A learned fact first; then plan first and read what the plan says (`agent.plan_when: always`),

@@ -47,7 +47,9 @@ def recalled(
     sub = Subgraph(evidence=[passage])
     if answered:
         return SearchRound(Sufficiency(found.fact.object, found.perplexity, (passage,)), sub), found.fact.id
-    result, is_grounded, _ = steps.check_sufficiency(state, analysis.question, sub, 0, [], grounding, alone=True)
+    result, is_grounded, _ = steps.check_sufficiency(
+        state, analysis.question, sub, iteration=0, history=[], grounding=grounding, alone=True
+    )
     return (SearchRound(result, sub, grounded=True), found.fact.id) if is_grounded else None
 
 
@@ -65,7 +67,7 @@ def taught(
     reader = model_name(steps.resources.config.llm)
     kept = [h for h in hops if h.grounded and not h.learned]
     facts = [learned_fact(h.question, h.answer, h.perplexity, evidence=h.evidence, subjects=h.entities, reader=reader) for h in kept]
-    if read.read is not None and all(h.grounded for h in hops) and not state.recalled and grounding(read.read):
+    if read.sufficiency is not None and all(h.grounded for h in hops) and not state.recalled and grounding(read.sufficiency):
         facts.append(
             learned_fact(
                 state.question, read.answer, read.perplexity, evidence=read.evidence, subjects=state.analysis.entities, reader=reader

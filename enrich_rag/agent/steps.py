@@ -75,7 +75,7 @@ class QuestionState:
 class SearchRound:
     """The best hypothetical answer of one round and the subgraph it was read from."""
 
-    read: Sufficiency | None = None
+    sufficiency: Sufficiency | None = None  # the reader's answer, its perplexity and what it read
     subgraph: Subgraph = field(default_factory=Subgraph)
     ranked: tuple[Passage, ...] = ()  # the round's PageRank passages: what EnrichGraph reads first
     grounded: bool = True  # a hop's read: what it read states its answer
@@ -83,19 +83,19 @@ class SearchRound:
 
     def better_than(self, other: SearchRound) -> bool:
         """A grounded read beats an ungrounded one; then the lower perplexity."""
-        return other.read is None or (self.grounded, -self.perplexity) > (other.grounded, -other.perplexity)
+        return other.sufficiency is None or (self.grounded, -self.perplexity) > (other.grounded, -other.perplexity)
 
     @property
     def answer(self) -> str:
-        return self.read.answer if self.read else ""
+        return self.sufficiency.answer if self.sufficiency else ""
 
     @property
     def perplexity(self) -> float:
-        return self.read.perplexity if self.read else float("inf")
+        return self.sufficiency.perplexity if self.sufficiency else float("inf")
 
     @property
     def evidence(self) -> tuple[Evidence, ...]:
-        return self.read.evidence if self.read else ()
+        return self.sufficiency.evidence if self.sufficiency else ()
 
 
 def context_built(sub: Subgraph, selection: dict[str, Any] | None, surfaced: Sequence[Passage]) -> ContextBuilt:
@@ -173,7 +173,7 @@ class Steps:
             key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
             reused = key in done
             if not reused:
-                done[key] = check_sufficiency(self.resources.llm, question, sub.evidence, self.max_new_tokens)
+                done[key] = check_sufficiency(self.resources.llm, question, sub.evidence, max_new_tokens=self.max_new_tokens)
             result = done[key]
             history.append(result)
             is_grounded = grounding is None or grounding(result)
@@ -203,8 +203,8 @@ class Steps:
             decision = analyze_decide(found.perplexity, self.threshold)
             reason: str | None = None
             judged: float | None = None
-            if self.wrong_answers is not None and found.read is not None:
-                confidence, _ = self._confidence_of(self.wrong_answers, state, found.read.answer, read=found, chain=[])
+            if self.wrong_answers is not None and found.sufficiency is not None:
+                confidence, _ = self._confidence_of(self.wrong_answers, state, found.sufficiency.answer, read=found, chain=[])
                 sure = confidence >= self.config.sure_confidence
                 decision, judged = (ANSWER if sure else ENRICH), confidence
                 reason = f"confidence {confidence:.2f} {'at least' if sure else 'under'} {self.config.sure_confidence}"
@@ -257,10 +257,10 @@ class Steps:
     def compared(self, state: QuestionState, read: SearchRound) -> str:
         """The answer; a comparison of two dates is read again a side at a time (llm/comparison.py)."""
         text = read.answer
-        if read.read and (comparison := parse_comparison(state.question)):
+        if read.sufficiency and (comparison := parse_comparison(state.question)):
             with state.trace.step(StepKind.COMPARE, a=comparison.a, b=comparison.b) as step:
                 lines = [reading_line(e) for e in read.evidence]
-                compared = compare(self.resources.llm, comparison, lines, self.max_new_tokens)
+                compared = compare(self.resources.llm, comparison, lines, max_new_tokens=self.max_new_tokens)
                 step.record = ComparedSides(compared)
             text = compared.answer or text
         return text

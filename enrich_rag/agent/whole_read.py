@@ -46,7 +46,7 @@ def read_whole(steps: Steps, state: QuestionState) -> SearchRound:
             step.record = Decided(ANSWER, "what the search's top passages say states the answer")
         return dataclasses.replace(first, searched=True)
     tree = rounds(steps, state)
-    tree.grounded = tree.read is not None and grounding(tree.read)
+    tree.grounded = tree.sufficiency is not None and grounding(tree.sufficiency)
     return tree if tree.better_than(first) else first
 
 
@@ -66,7 +66,7 @@ def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficie
     sub = Subgraph(nodes=nodes, evidence=list(top))
     with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
         step.record = context_built(sub, {"read": "search", "k": k}, ())
-    result, is_stated, _ = steps.check_sufficiency(state, question, sub, 0, [], grounding, alone=True)
+    result, is_stated, _ = steps.check_sufficiency(state, question, sub, iteration=0, history=[], grounding=grounding, alone=True)
     return SearchRound(result, sub, tuple(ranking.passages), grounded=is_stated)
 
 
@@ -78,7 +78,7 @@ def rounds(steps: Steps, state: QuestionState) -> SearchRound:
     for round_ in range(steps.config.max_enrich_rounds + 1):
         found = search_round(steps, state, state.analysis, round_=round_, before=before, grounding=grounding, whole=grounding is not None)
         decision = steps.decide(state, found, round_)
-        if found.perplexity < best.perplexity or best.read is None:
+        if found.perplexity < best.perplexity or best.sufficiency is None:
             best = found  # an enrichment round keeps its answer only when it reads better
         if decision != ENRICH or steps.queue(state, state.question, found) or not steps.enrich_graph(state, state.question, found).grew:
             break
@@ -122,7 +122,9 @@ def search_round(
         if iteration and wider.evidence == sub.evidence:
             break  # the tree has nothing more to give
         sub = wider
-        result, is_grounded, stop = steps.check_sufficiency(state, question, sub, iteration, history, grounding, choice.alone or whole)
+        result, is_grounded, stop = steps.check_sufficiency(
+            state, question, sub, iteration=iteration, history=history, grounding=grounding, alone=choice.alone or whole
+        )
         read = SearchRound(result, sub, tuple(ranking.passages) if ranking else (), grounded=is_grounded)
         if read.better_than(found):
             found = read
@@ -154,7 +156,7 @@ def _search(
 def _surfaced(before: SearchRound, ranking: GraphRanking | None) -> list[Passage]:
     """PageRank's top passages that were neither in its top nor read in the round before: where the
     new facts pointed. A fresh selection rarely picks them (it scores the corpus as before)."""
-    if before.read is None or ranking is None:
+    if before.sufficiency is None or ranking is None:
         return []
     seen = {p.id for p in before.ranked[:SURFACED_TOP]} | {e.id for e in before.evidence if isinstance(e, Passage)}
     return [p for p in ranking.passages[:SURFACED_TOP] if p.id not in seen]

@@ -225,7 +225,7 @@ def query(
         url = server or (None if local else client.find_server(cfg.paths.root))
         if url:
             token = client.read_token(cfg.paths.root)
-            asked = client.ask(url, question, enrich, token, cfg.serve.query_timeout_s + 5, abstain=abstain)
+            asked = client.ask(url, question, allow_enrich=enrich, token=token, timeout_s=cfg.serve.query_timeout_s + 5, abstain=abstain)
             reply = _followed(asked, live=not as_json)
             console.print(
                 f"[dim]answered by the server at {url} (waited {reply['timing']['waited_s']:.1f} s, "

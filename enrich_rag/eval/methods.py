@@ -132,7 +132,7 @@ def read_answer(llm: LLM, question: str, passages: list[str], max_new_tokens: in
     comparisons read a side at a time as the agent reads them (llm/comparison.py)."""
     answer = read(llm, question, passages, max_new_tokens=max_new_tokens).text.strip()
     comparison = parse_comparison(question) if passages else None
-    return (compare(llm, comparison, passages, max_new_tokens).answer or answer) if comparison else answer
+    return (compare(llm, comparison, passages, max_new_tokens=max_new_tokens).answer or answer) if comparison else answer
 
 
 def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: bool | None) -> Prediction:
@@ -141,7 +141,7 @@ def rag_baseline(resources: Resources, llm: CountingLLM, question: str, hybrid: 
     if hybrid is None:
         return Prediction(read_answer(llm, question, [], max_new_tokens=config.llm.max_new_tokens), [])
     embeddings = dataclasses.replace(config.embeddings, hybrid=hybrid)
-    hits = search(resources.corpus_index, question, RETRIEVED * 2, embeddings, columns=("text", "doc_id"))
+    hits = search(resources.corpus_index, question, RETRIEVED * 2, config=embeddings, columns=("text", "doc_id"))
     passages = [h["text"] for h in hits[: config.retrieval.top_k]]
     answer = read_answer(llm, question, passages, max_new_tokens=config.llm.max_new_tokens)
     read_docs = _dedupe([h["doc_id"] for h in hits[: config.retrieval.top_k]])
@@ -178,7 +178,9 @@ def ircot_method(resources: Resources, llm: CountingLLM, question: str) -> Predi
     config = resources.config
 
     def hybrid(query: str, k: int) -> list[tuple[str, str]]:
-        return [(h["doc_id"], h["text"]) for h in search(resources.corpus_index, query, k, config.embeddings, columns=("text", "doc_id"))]
+        return [
+            (h["doc_id"], h["text"]) for h in search(resources.corpus_index, query, k, config=config.embeddings, columns=("text", "doc_id"))
+        ]
 
     run = ircot(llm, hybrid, question)
     texts = [text for _, text in run.paragraphs]

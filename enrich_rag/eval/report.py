@@ -99,7 +99,7 @@ def pairwise(rows: list[dict[str, Any]], ev: EvalConfig) -> list[dict[str, Any]]
     methods = [m for m in ev.methods if any(r["method"] == m for r in rows)]
     mine = {m: [r for r in rows if r["method"] == m] for m in methods}
     return [
-        {"first": a, "second": b} | compare(mine[a], mine[b], PAIRED_METRICS, ev.bootstrap, ev.seed)
+        {"first": a, "second": b} | compare(mine[a], mine[b], PAIRED_METRICS, resamples=ev.bootstrap, seed=ev.seed)
         for i, a in enumerate(methods)
         for b in methods[i + 1 :]
     ]

@@ -51,7 +51,7 @@ class Retrieval:
 
 def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store: GraphStore | None = None, graph_index=None) -> Retrieval:
     def corpus(query: str, limit: int) -> list[Passage]:
-        hits = search(corpus_index, query, limit, config.embeddings, columns=())
+        hits = search(corpus_index, query, limit, config=config.embeddings, columns=())
         found = {p.id: p for p in passages.by_ids([h["id"] for h in hits])}
         return normalised([found[h["id"]].scored(h["score"]) for h in hits if h["id"] in found])
 

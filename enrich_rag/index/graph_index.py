@@ -24,4 +24,4 @@ def build_graph_index(docs: list[dict[str, Any]], config: EmbeddingsConfig, path
 
 
 def search_graph(embeddings, query: str, limit: int, config: EmbeddingsConfig) -> list[dict[str, Any]]:
-    return search(embeddings, query, limit, config, columns=("text", "kind", "partition"))
+    return search(embeddings, query, limit, config=config, columns=("text", "kind", "partition"))

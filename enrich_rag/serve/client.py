@@ -86,7 +86,7 @@ def find_server(root: Path | str) -> str | None:
     if not _alive(pid):
         return None
     try:
-        _request(f"{url}/api/health", None, None, PROBE_S)
+        _request(f"{url}/api/health", body=None, token=None, timeout=PROBE_S)
     except EnrichRagError:
         return None
     return url

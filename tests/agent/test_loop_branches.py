@@ -46,7 +46,7 @@ def _surface_one(monkeypatch):
     gives the same answer), so a scripted reader could not answer the retry differently."""
 
     def surfaced(before, ranking):
-        if before.read is None or ranking is None:
+        if before.sufficiency is None or ranking is None:
             return []
         read = {e.id for e in before.evidence}
         return [p for p in ranking.passages if p.id not in read][-1:]
@@ -165,7 +165,7 @@ def test_a_retried_round_reads_what_it_read_before_and_then_what_enrichment_surf
     lifted = []
 
     def surfaced(before, ranking):
-        if before.read is None or ranking is None:
+        if before.sufficiency is None or ranking is None:
             return []
         read = {e.id for e in before.evidence}
         lifted[:] = [p for p in ranking.passages if p.id not in read][-1:]
@@ -481,7 +481,7 @@ def test_an_ungrounded_hop_is_enriched_and_only_that_hop_is_read_again(world, tm
     The second hop then goes on from the grounded answer; one enrichment round in all."""
 
     def surfaced(before, ranking):
-        if before.read is None or ranking is None:
+        if before.sufficiency is None or ranking is None:
             return []
         return [p for p in ranking.passages if p.id.startswith("nolan::")]
 
