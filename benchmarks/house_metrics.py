@@ -16,7 +16,7 @@ the tree as it is.
   the walk of a question from `EnrichRAG.ask` to the reader, taken from a run (`question_walk.py`: the
   stack at the first reader call, and the package functions and files entered before it); the public
   calls of the door, the CLI and the server's request models that do not say their arguments, return and
-  raises; `bench_results/`'s files and bytes.
+  raises; calls with more than three positional arguments; `bench_results/`'s files and bytes.
 """
 
 from __future__ import annotations
@@ -174,6 +174,23 @@ def question_walk(root: Path) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def long_positional_calls(root: Path) -> list[str]:
+    """Calls to the package's own functions and classes that pass more than three arguments by position
+    (`*args` calls left out): a reader has to open the callee to know what each one is."""
+    package = _py(root / "enrich_rag")
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in package}
+    defined = {
+        n.name for tree in trees.values() for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    found = []
+    for path, tree in trees.items():
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if name in defined and len(call.args) > 3 and not any(isinstance(a, ast.Starred) for a in call.args):
+                found.append(f"{path.relative_to(root).as_posix()}:{call.lineno} {name}")
+    return found
+
+
 def _says(doc: str, *sections: str) -> bool:
     return all(f"{s}:" in doc for s in sections)
 
@@ -234,6 +251,7 @@ def measure(root: Path) -> dict[str, Any]:
         "agent_room": agent_room(root),
         "question_walk": question_walk(root),
         "undocumented_public_calls": undocumented_public_calls(root),
+        "long_positional_calls": long_positional_calls(root),
         "bench_results": tracked(root, "bench_results"),
     }
 
@@ -271,6 +289,7 @@ def main() -> int:
         f"{walk['depth']}; {walk['functions_entered']}, {walk['files_entered']}",
     )
     table.add_row("public calls without argument docs", str(len(found["undocumented_public_calls"])))
+    table.add_row("calls with more than 3 positional arguments", str(len(found["long_positional_calls"])))
     table.add_row("bench_results/: files, MB", f"{found['bench_results']['files']}, {found['bench_results']['bytes'] / 1e6:.1f}")
     Console().print(table)
     kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
