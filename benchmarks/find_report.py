@@ -1,16 +1,40 @@
 """The README's find block, from the committed `bench_results/find_*.json`: where the passages that answer
-rank (`python -m benchmarks find`) at this round's start and now, and the scoreboard (`python -m benchmarks
-scoreboard`) at both commits, paired on the same questions."""
+rank (`python -m benchmarks find`) at this round's start and now, the scoreboard (`python -m benchmarks
+scoreboard`) at both commits, paired on the same questions, and each lever measured alone (its off arm at
+the commit before it, its on arm at the commit that has it, on the sets it changes)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from enrich_rag.eval.stats import paired_difference
 
 KS = ("1", "3", "5", "10", "20")
+
+
+@dataclass(frozen=True)
+class Lever:
+    """One change measured alone: the search's ranks and the scoreboard without it and with it."""
+
+    name: str
+    find_off: str
+    find_on: str
+    board_off: str
+    board_on: str
+
+
+LEVERS = (
+    Lever(
+        "markdown's markup read as text",
+        "find_lever_markup_off.json",
+        "find_lever_markup.json",
+        "find_scoreboard_lever_markup_off.json",
+        "find_scoreboard_end.json",
+    ),
+)
 
 
 def _load(root: Path, name: str, only: frozenset[str] | None) -> dict[str, Any] | None:
@@ -35,6 +59,45 @@ def rank_table(start: dict[str, Any], end: dict[str, Any]) -> list[str]:
             search = "hybrid" if label.startswith("hybrid") else "default"
             cells = [f"{data['searches'][search][f'all@{k}']['found']}" for k in KS]
             lines.append(f"| {name} ({now['questions']}) | {what} | {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def lever_table(
+    lever: Lever, boards: tuple[dict[str, Any], dict[str, Any]], ranks: tuple[dict[str, Any], dict[str, Any]] | None
+) -> list[str]:
+    """Per set the lever's off arm measured: EM of the default and of one read (on minus off, paired),
+    prompt tokens, p50 seconds, and the answering passage at rank 1 and within 3 (default search)."""
+    off, on = boards
+    lines = [
+        f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{lever.board_off}`, `{lever.board_on}`):",
+        "",
+        "| set | n | default EM off / on | on - off | one read EM off / on | on - off | prompt tokens default, one read: off / on "
+        "| p50 s off / on | answering passage @1, @3: off / on |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, before in off["sets"].items():
+        after = on["sets"].get(name)
+        if after is None:
+            continue
+        cells = [f"{name} ({before['kind']})", str(before["questions"])]
+        for read in ("default", "top3"):
+            cells += [
+                f"{before[read]['em'][0]:.3f} / {after[read]['em'][0]:.3f}",
+                _paired_commits(off["rows"][name], on["rows"][name], read),
+            ]
+        tokens = [f"{arm[r]['prompt_tokens_mean']:.0f}" for arm in (before, after) for r in ("default", "top3")]
+        cells += [
+            f"{tokens[0]}, {tokens[1]} / {tokens[2]}, {tokens[3]}",
+            f"{before['default']['seconds_p50']:.1f} / {after['default']['seconds_p50']:.1f}",
+        ]
+        found = [
+            f"{arm['sets'][name]['searches']['default'][f'all@{k}']['found']}"
+            for arm in ranks or ()
+            if name in arm["sets"]
+            for k in ("1", "3")
+        ]
+        cells.append(f"{found[0]}, {found[1]} / {found[2]}, {found[3]}" if len(found) == 4 else "")
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -95,4 +158,12 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
             "",
             *scoreboard_table(board_start, board_end),
         ]
+    levers: list[str] = []
+    for lever in LEVERS:
+        boards = _load(root, lever.board_off, only), _load(root, lever.board_on, only)
+        ranks = _load(root, lever.find_off, only), _load(root, lever.find_on, only)
+        if boards[0] and boards[1]:
+            levers += ["", *lever_table(lever, (boards[0], boards[1]), (ranks[0], ranks[1]) if ranks[0] and ranks[1] else None)]
+    if levers:
+        lines += ["", "Each lever alone, on the sets it changes (on minus off paired on the same questions):", *levers]
     return lines or ["No find benchmark is committed yet (`python -m benchmarks find --label end`)."]

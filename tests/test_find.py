@@ -51,3 +51,24 @@ def test_each_search_is_paired_against_the_hybrid_and_the_readme_block_shows_sta
     block = "\n".join(find_block(tmp_path))
     assert "| npm (2) | the labelled line's passage | default, round start | 1 | 2 | 2 | 2 | 2 |" in block
     assert find_block(tmp_path, frozenset()) == ["No find benchmark is committed yet (`python -m benchmarks find --label end`)."]
+
+
+def test_a_lever_is_shown_off_beside_on_paired_on_the_same_questions(tmp_path):
+    from benchmarks.find_report import LEVERS
+    from benchmarks.scoreboard import summarise as board_summary
+
+    def read(right, tokens):
+        return {"right": right, "held_answering": True, "prefill_tokens": tokens, "seconds": 2.0, "reader_calls": 1}
+
+    def board(commit, rights, tokens):
+        rows = [{"id": str(i), "default": read(r, tokens), "top3": read(r, tokens)} for i, r in enumerate(rights)]
+        return {"commit": commit, "sets": {"npm": board_summary(rows) | {"kind": "docs"}}, "rows": {"npm": rows}}
+
+    lever = LEVERS[0]
+    (tmp_path / "bench_results").mkdir()
+    (tmp_path / "bench_results" / lever.board_off).write_text(json.dumps(board("aaa", [True, False, False, False], 400)))
+    (tmp_path / "bench_results" / lever.board_on).write_text(json.dumps(board("bbb", [True, True, True, False], 300)))
+    block = "\n".join(find_block(tmp_path))
+    row = block.split("Each lever alone")[1].splitlines()[-1]
+    assert row.startswith("| npm (docs) | 4 | 0.250 / 0.750 | +0.500 [") and "| 400, 400 / 300, 300 |" in row
+    assert f"off: aaa, on: bbb; `{lever.board_off}`" in block
