@@ -32,7 +32,7 @@ LEVERS = (
         "find_lever_markup_off.json",
         "find_lever_markup.json",
         "find_scoreboard_lever_markup_off.json",
-        "find_scoreboard_end.json",
+        "find_scoreboard_lever_markup.json",
     ),
 )
 

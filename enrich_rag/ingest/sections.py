@@ -8,8 +8,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from enrich_rag.ingest.markdown_text import FENCE, markdown_as_text
-
 
 @dataclass(frozen=True)
 class Section:
@@ -54,6 +52,7 @@ def sectioned(blocks: Iterable[tuple[int, str]]) -> tuple[str | None, tuple[Sect
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*(\n|\Z)", re.S)
 _FRONT_TITLE = re.compile(r"^title:\s*['\"]?(.+?)['\"]?\s*$", re.M)
 
@@ -61,7 +60,7 @@ _FRONT_TITLE = re.compile(r"^title:\s*['\"]?(.+?)['\"]?\s*$", re.M)
 def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]:
     """Split markdown at its `#` headings; the title is its front matter's `title:`, else the first
     level-1 heading. A `#` line inside fenced code is code (a shell comment), not a heading, and the
-    front matter is metadata, not a section. Its markup is read as the text it shows (`markdown_as_text`)."""
+    front matter is metadata, not a section."""
     front_title = None
     if front := _FRONT_MATTER.match(text):
         found = _FRONT_TITLE.search(front.group(1))
@@ -69,8 +68,8 @@ def split_markdown_sections(text: str) -> tuple[str | None, tuple[Section, ...]]
 
     def blocks() -> Iterable[tuple[int, str]]:
         fenced = False
-        for line in markdown_as_text(text).splitlines():
-            fenced ^= bool(FENCE.match(line))
+        for line in text.splitlines():
+            fenced ^= bool(_FENCE.match(line))
             heading = None if fenced else _HEADING.match(line)
             yield (len(heading.group(1)), heading.group(2)) if heading else (0, line)
 
