@@ -1,6 +1,7 @@
 """Load on a served folder of documents, as the fast-answer issue measures it: `--clients` clients, each
 asking `--questions` questions in turn, all at once, on a server that has answered nothing yet (cold),
-then, with other questions, on the same server after it (warm).
+then, with other questions, on the same server after it (warm). With `--folder` twice, one server serves
+both as workspaces (one reader, one line) and the clients take turns between them.
 
 Each question is asked once, with the server's write token (as the folder's owner asks): the outcome is
 an answer (200), a refusal (503, which should come at once) or anything else (a 504 is a question that
@@ -9,6 +10,8 @@ answer). The questions are the folder's questions.jsonl, then its
 related_questions.jsonl; the cold and the warm wave never share one.
 
     python -m benchmarks folder_load --folder data/own_documents/npm-docs --out bench_results/folder_load_npm.json
+    python -m benchmarks folder_load --folder data/own_documents/npm-docs --folder data/own_documents/click-docs \
+        --out bench_results/time_limit_wave_two_after.json
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.load_test import Client
-from benchmarks.served_folder import PROJECT, served_folder
+from benchmarks.served_folder import PROJECT, served_folders
 from enrich_rag.eval.metrics import exact_match
 from enrich_rag.storage.atomic import atomic_file
 
@@ -53,28 +57,38 @@ def _health(url: str) -> dict[str, Any]:
         return json.loads(response.read())
 
 
-def wave(client: Client, questions: list[dict[str, Any]], clients: int, timeout: float) -> dict[str, Any]:
-    """Client c asks questions c, c + clients, ... in turn; every client starts at once."""
+@dataclass(frozen=True)
+class Ask:
+    client: Client  # with its workspace's write token
+    path: str  # its workspace's query route
+    question: dict[str, Any]
+
+
+def wave(asks: list[list[Ask]], timeout: float) -> dict[str, Any]:
+    """Client c asks `asks[c]` in turn; every client starts at once."""
     started = time.perf_counter()
 
     def one(c: int) -> list[dict[str, Any]]:
         rows = []
-        for q in questions[c::clients]:
+        for ask in asks[c]:
+            q = ask.question
             asked = time.perf_counter() - started
-            status, seconds, text, _ = client.post("/api/query", {"question": q["question"], "allow_enrich": True}, timeout)
-            row = {"client": c, "question": q["question"], "status": status, "asked_at_s": round(asked, 1), "seconds": round(seconds, 2)}
+            status, seconds, text, _ = ask.client.post(ask.path, {"question": q["question"], "allow_enrich": True}, timeout)
+            row = {"client": c, "workspace": ask.path, "question": q["question"], "status": status, "asked_at_s": round(asked, 1)}
+            row["seconds"] = round(seconds, 2)
             body = _json(text)
             row |= body.get("timing", {})  # waited in line / ran, as the server counted them
             if status == 200:
                 row["right"] = bool(exact_match(body.get("answer") or "", q["answers"]))
                 row["tokens"] = body.get("tokens")
+                row["spent"] = body.get("spent")
             else:
                 row["error"] = text[:160]
             rows.append(row)
         return rows
 
-    with ThreadPoolExecutor(clients) as pool:
-        rows = [row for rows in pool.map(one, range(clients)) for row in rows]
+    with ThreadPoolExecutor(len(asks)) as pool:
+        rows = [row for rows in pool.map(one, range(len(asks))) for row in rows]
     answered = [r["seconds"] for r in rows if r["status"] == 200]
     refused = [r["seconds"] for r in rows if r["status"] == 503]
     return {
@@ -88,6 +102,7 @@ def wave(client: Client, questions: list[dict[str, Any]], clients: int, timeout:
         "answer_p50_s": round(statistics.median(answered), 2) if answered else None,
         "answer_max_s": round(max(answered), 2) if answered else None,
         "refusal_max_s": round(max(refused), 3) if refused else None,
+        "spent": sum(bool(r.get("spent")) for r in rows),  # answered with the best read when the bound was reached
         "wall_s": round(time.perf_counter() - started, 1),
         "rows": rows,
     }
@@ -95,33 +110,45 @@ def wave(client: Client, questions: list[dict[str, Any]], clients: int, timeout:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folder", type=Path, required=True, help="holds docs/ and questions.jsonl (+ related_questions.jsonl)")
+    parser.add_argument(
+        "--folder", type=Path, action="append", required=True, help="docs/, questions.jsonl (+ related_questions.jsonl); twice: 2 served"
+    )
     parser.add_argument("--clients", type=int, default=6)
     parser.add_argument("--questions", type=int, default=3, help="per client and wave")
     parser.add_argument("--timeout", type=float, default=240, help="the client's own limit, above the server's")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    questions = folder_questions(args.folder)
-    per_wave = args.clients * args.questions
-    if len(questions) < 2 * per_wave:
-        raise SystemExit(f"{args.folder} has {len(questions)} questions; two waves need {2 * per_wave}")
+    folders = {folder.name: folder for folder in args.folder}
+    clients_of = {name: [c for c in range(args.clients) if c % len(folders) == i] for i, name in enumerate(folders)}
+    questions = {name: folder_questions(folder) for name, folder in folders.items()}
+    for name, asked in questions.items():
+        needed = 2 * len(clients_of[name]) * args.questions
+        if len(asked) < needed:
+            raise SystemExit(f"{folders[name]} has {len(asked)} questions; two waves need {needed}")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
     waves: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp, served_folder(args.folder / "docs", Path(tmp) / "ws") as served:
-        client = Client(served.url, served.token)
-        for name, chosen in (("cold", questions[:per_wave]), ("warm", questions[per_wave : 2 * per_wave])):
+    with tempfile.TemporaryDirectory() as tmp, served_folders(folders, Path(tmp)) as served:
+        for w, name in enumerate(("cold", "warm")):
+            asks: list[list[Ask]] = [[] for _ in range(args.clients)]
+            for folder, clients in clients_of.items():
+                prefix, token = served.workspaces[folder]
+                client = Client(served.url, token)
+                share = questions[folder][w * len(clients) * args.questions : (w + 1) * len(clients) * args.questions]
+                for i, c in enumerate(clients):
+                    asks[c] = [Ask(client, f"{prefix}/api/query", q) for q in share[i :: len(clients)]]
             before = _health(served.url)
-            waves[name] = {"server_before": before} | wave(client, chosen, args.clients, args.timeout)
+            waves[name] = {"server_before": before} | wave(asks, args.timeout)
+        waves["server_after"] = _health(served.url)
     result = {
         "commit": commit,
-        "folder": str(args.folder),
+        "folders": [str(f) for f in args.folder],
         "clients": args.clients,
         "questions_per_client": args.questions,
         "build_s": served.build["seconds"],
         "server_warm_s": served.warm_s,
         **waves,
     }
-    table = Table(title=f"{args.clients} clients x {args.questions} questions on {args.folder.name}, commit {commit}")
+    table = Table(title=f"{args.clients} clients x {args.questions} questions on {' + '.join(folders)}, commit {commit}")
     columns = ("server", "answered", "refused (503)", "of them after waiting", "timed out (504)", "other", "right", "answer p50 / max s")
     for column in (*columns, "refusal max s"):
         table.add_column(column)

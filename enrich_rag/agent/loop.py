@@ -152,13 +152,13 @@ class Agent:
                 starts.
 
         Returns:
-            The Answer. A question whose reader budget (`agent.max_reader_calls`, `max_reader_s`) or time
+            The Answer. A question whose budget (`agent.max_reader_calls`, `max_answer_s`) or time
             runs out answers with its best read of the whole question so far, `Answer.spent` saying why:
             a bound a server can promise.
         """
         question = validate_question(question)
         hooks = hooks or Hooks()
-        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_reader_s, hooks.answer_by)
+        budget = ReaderBudget(self.config.max_reader_calls, self.config.max_answer_s, hooks.answer_by)
         trace = Trace(question, should_stop=hooks.should_stop, on_step=hooks.on_step, budget=budget)
         start = time.perf_counter()
         when = enrich_when(self.config, enrich)

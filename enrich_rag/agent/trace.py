@@ -306,19 +306,29 @@ class BudgetSpent(EnrichRagError):
 
 @dataclass(frozen=True)
 class ReaderBudget:
-    """Reader calls and reader seconds one answer may spend (`agent.max_reader_calls`, `max_reader_s`)."""
+    """What one answer may spend: reader calls (`agent.max_reader_calls`) and seconds of the whole answer,
+    every step counted from its start (`agent.max_answer_s`), or up to a request's `answer_by`. A reader
+    call starts only when the time it is forecast to take fits in what is left: the first read is cut to
+    fit (`seconds_left`), and each later call is forecast as the longest this answer has made."""
 
     calls: int
     seconds: float
     answer_by: float | None = None  # monotonic: a request's time limit less its margin (serve.answer_margin_s)
+    started: float = field(default_factory=time.monotonic)
+
+    def seconds_left(self) -> float:
+        now = time.monotonic()
+        left = self.started + self.seconds - now
+        return left if self.answer_by is None else min(left, self.answer_by - now)
 
     def spent(self, trace: Trace) -> str | None:
         if self.answer_by is not None and time.monotonic() >= self.answer_by:
             return "the time limit is near"
         if (calls := trace.reader_calls()) >= self.calls:
             return f"{calls} of {self.calls} reader calls made"
-        if (seconds := trace.reader_seconds()) >= self.seconds:
-            return f"{seconds:.1f} of {self.seconds:g} reader seconds spent"
+        if (left := self.seconds_left()) <= (forecast := trace.longest_reader_call()):
+            used = time.monotonic() - self.started
+            return f"{used:.1f} of {self.seconds:g} s spent, {max(left, 0.0):.1f} s left for a reader call forecast at {forecast:.1f} s"
         return None
 
 
@@ -391,9 +401,9 @@ class Trace:
         enrichment's extraction calls are its job's, not counted here)."""
         return sum(s.kind in _READER_STEPS for s in self.steps) - sum(r.reused for r in self.records(Read))
 
-    def reader_seconds(self) -> float:
-        """Seconds spent in the steps that call the reader."""
-        return sum(s.seconds for s in self.steps if s.kind in _READER_STEPS)
+    def longest_reader_call(self) -> float:
+        """Seconds of the longest step that called the reader: the forecast of the next."""
+        return max((s.seconds for s in self.steps if s.kind in _READER_STEPS), default=0.0)
 
     def enrichment_seconds(self) -> float | None:
         """What enriching cost this question: the first EnrichGraph and every step after it (the

@@ -16,7 +16,7 @@ from enrich_rag.evidence.context_choice import ContextChoice, ContextRound, Surf
 from enrich_rag.evidence.enrich_context import Subgraph, passage_node
 from enrich_rag.evidence.fusion import PAGES
 from enrich_rag.evidence.graph_rank import GraphRanking
-from enrich_rag.evidence.lines import near_question
+from enrich_rag.evidence.lines import near_question, reading_line
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis
 from enrich_rag.storage.passages import Passage
 
@@ -61,13 +61,33 @@ def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficie
         ranking = steps.retriever.rank(state.analysis, hits)
         step.record = Ranked.of(ranking)
     state.searched = (ranking, hits)
-    top = [near_question(p, question, steps.config.first_read_cut) for p in steps.retriever.order(ranking, hits, k)]
+    ordered = [near_question(p, question, steps.config.first_read_cut) for p in steps.retriever.order(ranking, hits, k)]
+    top = fitted(steps, state, ordered)
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
     sub = Subgraph(nodes=nodes, evidence=list(top))
     with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
-        step.record = context_built(sub, {"read": "search", "k": k}, ())
+        cut = {"fits_in_time": len(top)} if len(top) < len(ordered) else {}  # the answer's bound had room for fewer
+        step.record = context_built(sub, {"read": "search", "k": k} | cut, ())
     result, is_stated, _ = steps.check_sufficiency(state, question, sub, iteration=0, history=[], grounding=grounding, alone=True)
     return SearchRound(result, sub, tuple(ranking.passages), grounded=is_stated)
+
+
+def fitted(steps: Steps, state: QuestionState, passages: list[Passage]) -> list[Passage]:
+    """The passages, in rank order, that a read has time for: while the read's forecast (its new prompt
+    characters at the reader's measured pace, and its longest reply) fits the answer's seconds left. The
+    first passage always: a bound it cannot fit is one no read can. On these 2 cores a first read of five
+    Wikipedia paragraphs computed up to 1,478 prompt tokens and took 36.6 s alone (find_scoreboard_end.json)."""
+    pace = getattr(steps.resources.llm, "pace", None)
+    if state.trace.budget is None or pace is None:
+        return passages
+    room = pace.prompt_chars(state.trace.budget.seconds_left(), steps.max_new_tokens) - len(state.question)
+    kept: list[Passage] = []
+    for passage in passages:
+        room -= len(reading_line(passage)) + 1
+        if kept and room < 0:
+            break
+        kept.append(passage)
+    return kept
 
 
 def rounds(steps: Steps, state: QuestionState) -> SearchRound:

@@ -58,6 +58,48 @@ class TokenCount:
         return TokenCount(self.prefill, self.cached, self.generated)
 
 
+# Until a backend has timed its own calls: Qwen2.5 1.5B Q4_K_M on 2 cores of this project's machines
+# (bench_results/find_scoreboard_end.json: about 23 ms a computed prompt token, about 4 characters a
+# token, 70 ms a generated token; a little slower here, so a forecast errs long).
+PROMPT_CHAR_S = 0.007
+GENERATED_TOKEN_S = 0.08
+PACE_WEIGHT = 0.3  # of the newest call in the running pace
+
+
+@dataclass
+class Pace:
+    """How long a reader call takes: seconds per prompt character computed (not served by the prompt
+    cache) and per token generated, from the backend's own timings. What an answer's time bound
+    forecasts a call by (agent/trace.py, `ReaderBudget`)."""
+
+    prompt_char_s: float = PROMPT_CHAR_S
+    generated_token_s: float = GENERATED_TOKEN_S
+
+    def add_llamacpp(self, timings: dict, prompt_chars: int) -> None:
+        """llama.cpp's `timings` of one request over a prompt of `prompt_chars` characters: the computed
+        share of them took `prompt_ms`, and `predicted_n` tokens took `predicted_ms`. Short computes and
+        replies say more of the call's overhead than of its pace, so they are not counted."""
+        computed, cached = int(timings.get("prompt_n", 0)), int(timings.get("cache_n", 0))
+        if computed >= 32 and prompt_chars > 0:
+            chars = prompt_chars * computed / (computed + cached)
+            self.prompt_char_s = _eased(self.prompt_char_s, float(timings.get("prompt_ms", 0.0)) / 1000 / chars)
+        if (generated := int(timings.get("predicted_n", 0))) >= 4:
+            self.generated_token_s = _eased(self.generated_token_s, float(timings.get("predicted_ms", 0.0)) / 1000 / generated)
+
+    def call_s(self, prompt_chars: int, generated_tokens: int) -> float:
+        """The forecast of one call that computes `prompt_chars` new prompt characters and generates
+        up to `generated_tokens`."""
+        return prompt_chars * self.prompt_char_s + generated_tokens * self.generated_token_s
+
+    def prompt_chars(self, seconds: float, generated_tokens: int) -> int:
+        """The most new prompt characters a call may compute to end within `seconds`."""
+        return max(0, int((seconds - generated_tokens * self.generated_token_s) / self.prompt_char_s))
+
+
+def _eased(pace: float, measured: float) -> float:
+    return (1 - PACE_WEIGHT) * pace + PACE_WEIGHT * measured if measured > 0 else pace
+
+
 class LLM(Protocol):
     name: str
 

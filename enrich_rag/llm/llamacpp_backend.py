@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from enrich_rag.errors import ModelLoadError
-from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, TokenCount, continuing_token, cut_at_stop
+from enrich_rag.llm.base import FLOOR_LOGPROB, TOP_LOGPROBS, Generation, LLMError, Pace, TokenCount, continuing_token, cut_at_stop
 from enrich_rag.llm.prompts import Prompt, as_messages, as_text
 
 
@@ -86,6 +86,7 @@ class LlamaCppLLM:
         self.name, self.seed, self.chat = name or gguf.stem, seed, chat
         self._lock = threading.Lock()  # one slot: requests queue here
         self.tokens = TokenCount()  # prefill, cached and generated tokens of every request so far
+        self.pace = Pace()  # seconds a computed prompt character and a generated token take here
 
     @property
     def listening_address(self) -> str:
@@ -106,6 +107,7 @@ class LlamaCppLLM:
             response = handle(request)
             if isinstance(response, dict):
                 self.tokens.add_llamacpp(response.get("timings") or {})
+                self.pace.add_llamacpp(response.get("timings") or {}, len(as_text(prompt)) + len(prefill))
         if not isinstance(response, dict) or "choices" not in response:
             message = response.get("error", response) if isinstance(response, dict) else response
             raise LLMError(f"llama.cpp completion failed: {message}".splitlines()[0])

@@ -72,7 +72,7 @@ class Server:
         serve = config.serve
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
-        bound_s = self.config.agent.max_reader_s + serve.answer_margin_s  # an answer's reader budget, then its tail
+        bound_s = self.config.agent.max_answer_s + serve.answer_margin_s  # an answer's bound, then its tail
         self.admission = admission or Admission(serve.workers, serve.queue_size, serve.expected_question_s, bound_s=bound_s)
         rag.resources.questions_first(self.admission.idle)  # an enrichment round's reader calls wait for questions
         self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)

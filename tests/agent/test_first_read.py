@@ -37,6 +37,26 @@ def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(wor
     assert answer.answer == "London" and answer.quote is not None
 
 
+def test_a_first_read_is_cut_to_the_passages_its_answer_has_time_for(world, tmp_path, spacy_extractor):
+    """`agent.max_answer_s`: at the reader's pace (`Pace`, measured by a llama.cpp backend; set here, as the
+    scripted reader times nothing) the first read keeps the search's top passages, in rank order, that fit
+    the answer's seconds left, and always the first; with the time to read them all, it reads them all."""
+    from enrich_rag.llm.base import Pace
+
+    roomy, roomy_resources = loop_agent(world, tmp_path / "roomy", spacy_extractor, [("London", 3.0)], first_read=3)
+    roomy_resources.llm.pace = Pace(prompt_char_s=1e-6, generated_token_s=0.0)
+    all_five = step_outputs(roomy.answer(ASKED, enrich="never"), "EnrichContext")[0]
+    assert all_five["selection"] == {"read": "search", "k": 5} and len(all_five["chunk_ids"]) == 5
+
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3, max_answer_s=1.0)
+    resources.llm.pace = Pace(prompt_char_s=1 / 40, generated_token_s=0.0)  # 40 new prompt characters in the second
+    answer = agent.answer(ASKED, enrich="never")
+    context = step_outputs(answer, "EnrichContext")[0]
+    assert context["selection"] == {"read": "search", "k": 5, "fits_in_time": 1}
+    assert context["chunk_ids"] == all_five["chunk_ids"][:1]
+    assert len(resources.llm.prompts) == 1 and [c.chunk_id for c in answer.citations] == context["chunk_ids"]
+
+
 def test_no_first_read_when_off(world, tmp_path, spacy_extractor):
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)], first_read=0)
     answer = agent.answer(ASKED, enrich="never")

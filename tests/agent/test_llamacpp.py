@@ -15,6 +15,7 @@ import pytest
 
 from enrich_rag.config import LLMConfig
 from enrich_rag.errors import ConfigError, ModelLoadError
+from enrich_rag.llm.base import Pace
 from enrich_rag.llm.model_files import PartedGGUF, assemble
 from enrich_rag.llm.prompts import answer_prompt
 from tests.conftest import llamacpp_config
@@ -68,6 +69,26 @@ def test_each_request_counts_its_prefill_cached_and_generated_tokens(gemma_llama
     gemma_llamacpp.generate(prompt, max_new_tokens=8)
     spent = gemma_llamacpp.tokens.since(before)
     assert spent["cached_tokens"] > 100 and spent["prefill_tokens"] < 10 and 1 <= spent["generated_tokens"] <= 8
+
+
+@needs_xllamacpp
+def test_the_reader_times_its_own_pace_from_a_prompt_it_computes(gemma_llamacpp):
+    """An answer's time bound forecasts each call from `llm.pace`: llama.cpp's timings of a computed prompt
+    move it off its untimed default toward this machine's pace, and a forecast grows with the prompt."""
+    gemma_llamacpp.pace = Pace()
+    gemma_llamacpp.generate(answer_prompt("Which river runs through the city named in the facts?", CONTEXT * 3), max_new_tokens=8)
+    assert gemma_llamacpp.pace.prompt_char_s != Pace().prompt_char_s and gemma_llamacpp.pace.prompt_char_s > 0
+    assert gemma_llamacpp.pace.call_s(2000, 8) > gemma_llamacpp.pace.call_s(200, 8)
+    assert gemma_llamacpp.pace.prompt_chars(gemma_llamacpp.pace.call_s(2000, 8), 8) == pytest.approx(2000, abs=1)
+
+
+def test_a_pace_counts_only_computes_and_replies_long_enough_to_time():
+    pace = Pace()
+    pace.add_llamacpp({"prompt_n": 8, "cache_n": 200, "prompt_ms": 900.0, "predicted_n": 2, "predicted_ms": 500.0}, prompt_chars=800)
+    assert pace == Pace()  # an 8-token compute and a 2-token reply are mostly overhead
+    pace.add_llamacpp({"prompt_n": 100, "cache_n": 100, "prompt_ms": 2000.0, "predicted_n": 10, "predicted_ms": 500.0}, prompt_chars=800)
+    assert pace.prompt_char_s == pytest.approx(0.7 * Pace().prompt_char_s + 0.3 * 2.0 / 400)  # half the prompt was computed
+    assert pace.generated_token_s == pytest.approx(0.7 * Pace().generated_token_s + 0.3 * 0.05)
 
 
 @needs_xllamacpp

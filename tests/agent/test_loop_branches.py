@@ -833,16 +833,23 @@ def test_a_budget_spent_before_the_comparison_is_read_again_answers_with_the_rea
     assert compared.spent is None and "Compare" in compared.trace.step_names()
 
 
-def test_a_reader_seconds_budget_stops_the_reading_too():
+def test_a_reader_call_forecast_to_end_past_the_answers_seconds_is_not_made():
+    """`agent.max_answer_s` counts the whole answer from its start; a reader call starts only when the
+    longest call the answer has made still fits in what is left."""
+    import time
+
     from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, StepKind, Trace
 
-    trace = Trace("q", budget=ReaderBudget(calls=10, seconds=0.5))
+    trace = Trace("q", budget=ReaderBudget(calls=10, seconds=10.0, started=time.monotonic() - 8.0))  # 2 s left
     with trace.step(StepKind.CHECK_SUFFICIENCY):
         pass
-    trace.steps[-1].seconds = 0.6  # as if the reader had taken that long
+    trace.steps[-1].seconds = 1.5  # as if the reader had taken that long: a call like it still fits
+    with trace.step(StepKind.CHECK_SUFFICIENCY):
+        pass
+    trace.steps[-1].seconds = 2.5
     with trace.step(StepKind.GRAPH_RANK):  # a step that calls no reader is not stopped
         pass
-    with pytest.raises(BudgetSpent, match="0.6 of 0.5 reader seconds spent"):
+    with pytest.raises(BudgetSpent, match=r"of 10 s spent, [0-9.]+ s left for a reader call forecast at 2\.5 s"):
         with trace.step(StepKind.CHECK_SUFFICIENCY):
             pass
 
