@@ -38,9 +38,8 @@ from enrich_rag.storage.atomic import atomic_file
 
 
 def folder_questions(folder: Path) -> list[dict[str, Any]]:
-    lines = [
-        line for name in ("questions.jsonl", "related_questions.jsonl") for line in (folder / name).read_text(encoding="utf-8").splitlines()
-    ]
+    files = [folder / name for name in ("questions.jsonl", "related_questions.jsonl") if (folder / name).exists()]
+    lines = [line for file in files for line in file.read_text(encoding="utf-8").splitlines()]
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -127,7 +126,7 @@ def main() -> None:
             raise SystemExit(f"{folders[name]} has {len(asked)} questions; two waves need {needed}")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT, capture_output=True, text=True).stdout.strip()
     waves: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp, served_folders(folders, Path(tmp)) as served:
+    with tempfile.TemporaryDirectory() as tmp, served_folders({n: f / "docs" for n, f in folders.items()}, Path(tmp)) as served:
         for w, name in enumerate(("cold", "warm")):
             asks: list[list[Ask]] = [[] for _ in range(args.clients)]
             for folder, clients in clients_of.items():

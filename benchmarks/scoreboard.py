@@ -64,23 +64,25 @@ def held(rag: EnrichRAG, read_ids: list[str], gold: list[Passage], q: dict[str, 
     return bool(gold) and gold[0].id in read_ids
 
 
-def run_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+def run_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str, reads: tuple[str, ...] = READS) -> list[dict[str, Any]]:
+    """Each question read as `reads` say (the default loop, one read of the top 3, the gold read), alone."""
     rows = []
     for q in tqdm(questions, desc=name, unit="q"):
         gold = answering(rag, q)
         row: dict[str, Any] = {"id": q["id"], "question": q["question"], "gold_answers": q["answers"]}
-        rag.resources.warm_prompts()  # each read meets the cache a served question meets: the prompt heads
-        row["default"] = loop_read(rag, q["question"], {})
-        rag.resources.warm_prompts()
-        row["top3"] = plain_read(rag, q["question"], 3)
-        if gold:
-            rag.resources.warm_prompts()
-            row["gold"] = gold_read(rag, q["question"], gold)
-        for read in READS:
-            if read in row:
-                ids = row[read].get("read_chunk_ids") or row[read]["chunk_ids"]
-                row[read]["right"] = bool(exact_match(row[read]["answer"], q["answers"]))
-                row[read]["held_answering"] = held(rag, ids, gold, q)
+        for read in reads:
+            if read == "gold" and not gold:
+                continue
+            rag.resources.warm_prompts()  # each read meets the cache a served question meets: the prompt heads
+            if read == "default":
+                row[read] = loop_read(rag, q["question"], {})
+            elif read == "top3":
+                row[read] = plain_read(rag, q["question"], 3)
+            else:
+                row[read] = gold_read(rag, q["question"], gold)
+            ids = row[read].get("read_chunk_ids") or row[read]["chunk_ids"]
+            row[read]["right"] = bool(exact_match(row[read]["answer"], q["answers"]))
+            row[read]["held_answering"] = held(rag, ids, gold, q)
         rows.append(row)
     return rows
 

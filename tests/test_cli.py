@@ -135,7 +135,7 @@ def test_query_goes_to_a_running_server_and_enriches_only_with_its_token(gap_con
         refused = CliRunner().invoke(app, ["query", "Who?", "--server", "http://127.0.0.1:9", "--params", str(params)])
         assert refused.exit_code == 1 and "no server answering at http://127.0.0.1:9" in refused.output
         events = list(ask(url, "Who directed Inception?", True, None, 60))  # the server's stream
-        assert [e["event"] for e in events][0] == "step" and events[-1]["event"] == "answer"
+        assert [e["event"] for e in events][:2] == ["admitted", "step"] and events[-1]["event"] == "answer"
         assert events[-1]["answer"]["read_only"] is True  # no token: reads only
     finally:
         server.should_exit = True

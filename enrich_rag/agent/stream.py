@@ -20,7 +20,7 @@ from typing import Any
 
 from enrich_rag.agent.trace import Step
 
-STEP, ANSWER, ERROR = "step", "answer", "error"
+STEP, ANSWER, ERROR, ADMITTED = "step", "answer", "error", "admitted"
 CLOSED = "the stream was closed"
 
 OnStep = Callable[[Step], None]
@@ -57,6 +57,12 @@ class Hooks:
         """Also stopped by `other` (a stream closed)."""
         mine = self.should_stop
         return dataclasses.replace(self, should_stop=lambda: other() or (mine() if mine else None))
+
+
+def admitted_event(time_limit_s: float, expected_wait_s: float) -> dict[str, Any]:
+    """A served question's first event, sent at once: it is in the reader's line and will be answered
+    (or stopped) within its time limit, so a client never waits in silence while it queues."""
+    return {"event": ADMITTED, "time_limit_s": time_limit_s, "expected_wait_s": round(expected_wait_s, 1)}
 
 
 def step_event(step: Step) -> dict[str, Any]:

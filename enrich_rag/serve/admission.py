@@ -40,6 +40,7 @@ class Ticket:
     job: Callable[[Ticket], Any]
     deadline: float  # monotonic; waiting and running both count
     arrived: float = field(default_factory=time.monotonic)
+    expected_wait_s: float = 0.0  # admission's plan when it let the question in
     started: float | None = None
     finished: float | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
@@ -115,7 +116,7 @@ class Admission:
                     f"expected wait {wait:.0f} s + {plan:.0f} s to answer is over the {limit_s:g} s limit",
                     min(wait + plan - limit_s, likely_free),
                 )
-            ticket = Ticket(job, time.monotonic() + limit_s)
+            ticket = Ticket(job, time.monotonic() + limit_s, expected_wait_s=wait)
             self._line.append(ticket)
             self._ready.notify()
         return ticket

@@ -137,6 +137,8 @@ def mcp_server(opening: Opening, enrich: bool = False, workspaces: tuple[str, ..
 
         if not opening.ready:
             await ctx.report_progress(0, message="loading the project's indexes: the first answer waits for them")
+        else:  # at once: a client that times out on silence hears that the question is being answered
+            await ctx.report_progress(0, message="reading: each step is reported as it finishes")
         events = await on_project(lambda rag: rag.ask(question, enrich=permitted(enrich, rag.config.agent), stream=True), workspace)
         done = object()
         try:

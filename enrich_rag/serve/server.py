@@ -18,7 +18,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from enrich_rag.agent.answer import permitted
-from enrich_rag.agent.stream import Hooks, OnStep, answer_event, error_event, step_event
+from enrich_rag.agent.stream import Hooks, OnStep, admitted_event, answer_event, error_event, step_event
 from enrich_rag.agent.trace import QueryAnalyzed, QueryStopped, Step
 from enrich_rag.api import EnrichRAG, Settings
 from enrich_rag.config import Config
@@ -165,7 +165,8 @@ class Server:
     def events_response(
         self, start: Callable[[OnStep], Ticket], http: Request, encode: Callable[[dict[str, Any]], str], done: str = ""
     ) -> Any:
-        """A question's events as a server-sent stream. Closing the stream stops the question before its next tool."""
+        """A question's events as a server-sent stream: that it was let in, at once, then each step and the
+        answer. Closing the stream stops the question before its next tool."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
@@ -180,6 +181,7 @@ class Server:
 
         async def body() -> AsyncIterator[str]:
             try:
+                yield encode(admitted_event(self.limit_s, ticket.expected_wait_s))
                 while True:
                     try:
                         yield encode(await asyncio.wait_for(events.get(), 0.25))

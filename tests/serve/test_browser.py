@@ -99,10 +99,10 @@ def test_ask_in_browser_renders_answer_subgraph_and_trace(server, tmp_path):
         WebDriverWait(driver, 300).until(lambda d: d.find_element(By.ID, "answer").get_attribute("data-state") in ("done", "error"))
         assert driver.find_element(By.ID, "answer").get_attribute("data-state") == "done", driver.find_element(By.ID, "status").text
         assert "Nolan" in driver.find_element(By.ID, "answer").text
-        # Streamed: every step was on the page, while the answer was still pending, before the answer came.
+        # Streamed: let in at once, then every step on the page while the answer was still pending, then the answer.
         log = driver.execute_script("return window.streamLog")
         kinds = [e["event"] for e in log]
-        assert kinds[0] == "step" and kinds[-1] == "answer" and set(kinds[:-1]) == {"step"}, kinds
+        assert kinds[:2] == ["admitted", "step"] and kinds[-1] == "answer" and set(kinds[1:-1]) == {"step"}, kinds
         assert all(e["answerState"] == "pending" for e in log[:-1]) and log[0]["ms"] < log[-1]["ms"]
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.cy && window.cy.nodes().length") > 0)
         assert driver.execute_script("return window.cy.nodes().length") == int(

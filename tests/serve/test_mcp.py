@@ -62,7 +62,7 @@ def test_an_agent_asks_searches_adds_and_lists_through_the_sdk_client(gap_config
     assert found[0]["doc_id"] == "tenet" and found[0]["score"] == 1.0 and len(found) == 2
     assert "Nolan" in answer["answer"] and answer["citations"] and answer["citations"][0]["chunk_id"].startswith("inception::")
     assert answer["quote"]["doc_id"] == "inception" and "Nolan" in answer["quote"]["text"]  # the line that states it
-    assert progress and progress[0].startswith("AnalyzeQuery")  # each step reported while the question ran
+    assert progress[0].startswith("reading") and progress[1].startswith("AnalyzeQuery")  # at once, then each step as it ran
 
 
 def test_the_tools_are_listed_while_the_project_opens_and_a_call_waits_for_it(gap_config):

@@ -108,7 +108,8 @@ def test_the_server_streams_server_sent_events_with_the_json_reply_last(served):
     with served.stream("POST", "/api/query", json={"question": QUESTION, "allow_enrich": False, "stream": True}) as response:
         assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
         events = _sse(response)
-    answer = _check_order(events)
+    assert events[0] == {"event": "admitted", "time_limit_s": 60.0, "expected_wait_s": 0.0}  # at once, before any step
+    answer = _check_order(events[1:])
     assert answer["answer"] == "Christopher Nolan" and answer["read_only"] is True
     assert set(answer["timing"]) == {"waited_s", "ran_s"} and answer["conversation_id"]
     assert all(isinstance(e["summary"], str) and e["seconds"] >= 0 for e in events if e["event"] == STEP)

@@ -93,6 +93,9 @@ window.streamLog = [];
 
 function showEvent(event) {
   window.streamLog.push({event: event.event, tool: event.tool, ms: performance.now(), answerState: $("answer").dataset.state});
+  if (event.event === "admitted") {
+    $("status").textContent = event.expected_wait_s >= 1 ? `in line, about ${Math.round(event.expected_wait_s)} s…` : "thinking…";
+  }
   if (event.event === "step") {
     const item = document.createElement("li");
     item.className = "live-step";
