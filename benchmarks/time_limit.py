@@ -1,12 +1,12 @@
 """Every question answered inside its time limit: how long answers take and how many reader calls they
 make, alone and quiet, before and after an answer's bound; and what the 6 x 3 wave of clients got.
 
-    python -m benchmarks time_limit answers --label after --sets hotpotqa click --limit 100
-    # -> bench_results/time_limit_answers_after.json (the default loop only, each question alone)
+    python -m benchmarks time_limit answers --label after --sets click hotpotqa --limit 100
+    # -> bench_results/time_limit_answers_after.json (the default loop only, each question alone; the
+    #    same from a checkout of the commit before, labelled before)
     python -m benchmarks time_limit report
-    # -> table + bench_results/time_limit.json: the answers before (the round's end scoreboard, whose
-    #    default rows are the same loop_read) and after, paired; the waves before and after, one
-    #    workspace and two (bench_results/time_limit_wave_{one,two}_{before,after}.json, from folder_load)
+    # -> table + bench_results/time_limit.json: the answers before and after, paired; every wave of
+    #    bench_results/time_limit_wave_*.json (folder_load: one workspace and two, before and after)
 """
 
 from __future__ import annotations
@@ -29,10 +29,13 @@ from enrich_rag.storage.atomic import atomic_file
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench_results"
-BEFORE = RESULTS / "find_scoreboard_end.json"  # quiet, at 4a2cb5b: the reader budget of calls and reader seconds
+BEFORE = RESULTS / "time_limit_answers_before.json"
 AFTER = RESULTS / "time_limit_answers_after.json"
 LIMIT_S = 25.0  # the issue's bound on an answer alone
 BINS = (5, 10, 15, 20, 25, 30)
+# The waves' files, time_limit_wave_{one,two}_<stage>.json: before the bound (971d091), with the answer's
+# bound and admission planning at recent times, and after (admission planning at the bound too).
+WAVE_STAGES = ("before", "answer_bound", "after")
 
 
 def distribution(rows: list[dict[str, Any]], kind: str = "") -> dict[str, Any]:
@@ -79,9 +82,10 @@ def wave_report() -> dict[str, Any]:
     """What each wave's clients got, by file: answered, refused at once, refused after waiting, timed out."""
     keys = ("asked", "answered", "refused_503", "refused_after_waiting", "timed_out_504", "other", "right", "spent")
     out = {}
-    for path in sorted(RESULTS.glob("time_limit_wave_*.json")):
+    for label in (f"{ws}_{stage}" for ws in ("one", "two") for stage in WAVE_STAGES):
+        if not (path := RESULTS / f"time_limit_wave_{label}.json").exists():
+            continue
         result = json.loads(path.read_text(encoding="utf-8"))
-        label = path.stem.removeprefix("time_limit_wave_")
         for name in ("cold", "warm"):
             w = result[name]
             out[f"{label} {name}"] = {k: w.get(k) for k in keys} | {

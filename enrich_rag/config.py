@@ -100,8 +100,9 @@ class AgentConfig:
     min_perplexity_gain: float = bounded(0.05, ge=0.0, le=1.0)  # relative perplexity drop that still counts as progress
     ppl_threshold: float = bounded(0.0, ge=0.0, le=1e6)  # AnalyzeDecide: answer under this; 0 = calibrated for llm.model (llm/models.py)
     # An answer's bound: a question that has made this many reader calls, or would end past this many
-    # seconds (all its steps, from its start) with the next call it forecasts, answers with its best read
-    # of the whole question so far, flagged (`Answer.spent`); its first read is cut to fit the seconds.
+    # seconds (its steps from its start, an EnrichGraph round excepted: the time limit bounds a round)
+    # with the next call it forecasts, answers with its best read of the whole question so far, flagged
+    # (`Answer.spent`); its first read is cut to fit the seconds.
     max_reader_calls: int = bounded(6, ge=1, le=100)
     max_answer_s: float = bounded(25.0, gt=0.0, le=3600.0)
     max_enrich_rounds: int = bounded(1, ge=0, le=5)  # a user waits for each round: one by default

@@ -79,7 +79,8 @@ def score(answer: str, gold: list[str]) -> dict[str, float]:
 
 
 def folder(system: str, name: str, n: int) -> Path:
-    """A system's working folder for a set (its index, its run log): results/peers/, not committed."""
+    """A system's working folder for a set (its index, its run log) under results/peers/: only the reader's
+    replies and the run log are committed (.gitignore), so an index resumes on a fresh machine."""
     path = ROOT / "results" / "peers" / f"{system}-{name}-{n}q"
     path.mkdir(parents=True, exist_ok=True)
     return path

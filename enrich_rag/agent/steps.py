@@ -27,7 +27,19 @@ from enrich_rag.agent.sufficiency import (
     converged,
     recorded,
 )
-from enrich_rag.agent.trace import ComparedSides, Confident, ContextBuilt, Decided, Enriched, QueryAnalyzed, Queued, Read, StepKind, Trace
+from enrich_rag.agent.trace import (
+    BudgetSpent,
+    ComparedSides,
+    Confident,
+    ContextBuilt,
+    Decided,
+    Enriched,
+    QueryAnalyzed,
+    Queued,
+    Read,
+    StepKind,
+    Trace,
+)
 from enrich_rag.config import AgentConfig, EvidenceConfig
 from enrich_rag.evidence.citations import citations
 from enrich_rag.evidence.context_choice import ContextChoice, context_choice, hop_choice
@@ -169,8 +181,10 @@ class Steps:
         (always, without `grounding`), and whether to stop. A context read before for the same question
         is not read again: greedy decoding of the same prompt gives the same answer."""
         done = state.done
+        key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
+        if key not in done:
+            self._fits_in_time(state, key)
         with state.trace.step(StepKind.CHECK_SUFFICIENCY, facts=len(sub.evidence), iteration=iteration) as step:
-            key = (question, *(reading_line(e) for e in sub.evidence))  # a hop asks its own question of a passage read before
             reused = key in done
             if not reused:
                 done[key] = check_sufficiency(self.resources.llm, question, sub.evidence, max_new_tokens=self.max_new_tokens)
@@ -182,6 +196,20 @@ class Steps:
         if question == state.question:  # a hop's read answers its sub-question, not the question
             state.keep_if_best(SearchRound(result, sub, (), grounded=is_grounded))
         return result, is_grounded, stop
+
+    def _fits_in_time(self, state: QuestionState, key: tuple[str, ...]) -> None:
+        """Raise BudgetSpent where the question has a read to answer with and this one, at the reader's
+        pace, would end past the answer's seconds: a wider round computes more than the calls before it
+        (on Click the longest-call forecast let a fourth read end an answer at 31.0 s of 25). The reader's
+        prompt cache holds its last prompt, so a read that extends the last one computes only the rest."""
+        budget, pace = state.trace.budget, getattr(self.resources.llm, "pace", None)
+        if budget is None or pace is None or state.best is None:
+            return
+        last = next(reversed(state.done), ())
+        shared = next((i for i, (a, b) in enumerate(zip(last, key, strict=False)) if a != b), min(len(last), len(key)))
+        forecast = pace.call_s(sum(len(part) + 1 for part in key[shared:]), self.max_new_tokens)
+        if reason := budget.past_seconds(state.trace, forecast, "a read"):
+            raise BudgetSpent(reason)
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency], is_grounded: bool, alone: bool) -> str | None:
         """A read sure of an answer it did not read is not enough (one passage more). Reading alone, the

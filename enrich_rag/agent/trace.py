@@ -306,19 +306,21 @@ class BudgetSpent(EnrichRagError):
 
 @dataclass(frozen=True)
 class ReaderBudget:
-    """What one answer may spend: reader calls (`agent.max_reader_calls`) and seconds of the whole answer,
-    every step counted from its start (`agent.max_answer_s`), or up to a request's `answer_by`. A reader
-    call starts only when the time it is forecast to take fits in what is left: the first read is cut to
-    fit (`seconds_left`), and each later call is forecast as the longest this answer has made."""
+    """What one answer may spend: reader calls (`agent.max_reader_calls`) and seconds of its own work,
+    every step counted from its start but an EnrichGraph round (`agent.max_answer_s`: a round is bounded
+    apart, by the time limit it must fit), or up to a request's `answer_by`. A reader call starts only
+    when the time it is forecast to take fits in what is left: the first read is cut to fit
+    (`seconds_left`), a read is forecast from its new prompt characters (agent/steps.py), and any other
+    call as the longest this answer has made."""
 
     calls: int
     seconds: float
     answer_by: float | None = None  # monotonic: a request's time limit less its margin (serve.answer_margin_s)
     started: float = field(default_factory=time.monotonic)
 
-    def seconds_left(self) -> float:
+    def seconds_left(self, trace: Trace) -> float:
         now = time.monotonic()
-        left = self.started + self.seconds - now
+        left = self.started + self.seconds + trace.seconds_in(StepKind.ENRICH_GRAPH) - now
         return left if self.answer_by is None else min(left, self.answer_by - now)
 
     def spent(self, trace: Trace) -> str | None:
@@ -326,10 +328,14 @@ class ReaderBudget:
             return "the time limit is near"
         if (calls := trace.reader_calls()) >= self.calls:
             return f"{calls} of {self.calls} reader calls made"
-        if (left := self.seconds_left()) <= (forecast := trace.longest_reader_call()):
-            used = time.monotonic() - self.started
-            return f"{used:.1f} of {self.seconds:g} s spent, {max(left, 0.0):.1f} s left for a reader call forecast at {forecast:.1f} s"
-        return None
+        return self.past_seconds(trace, trace.longest_reader_call(), "a reader call")
+
+    def past_seconds(self, trace: Trace, forecast: float, what: str) -> str | None:
+        """Why `what`, forecast to take `forecast` seconds, must not start (None: it fits in what is left)."""
+        if (left := self.seconds_left(trace)) > forecast:
+            return None
+        used = self.seconds - left if self.answer_by is None else time.monotonic() - self.started
+        return f"{used:.1f} of {self.seconds:g} s spent, {max(left, 0.0):.1f} s left for {what} forecast at {forecast:.1f} s"
 
 
 @dataclass
@@ -400,6 +406,9 @@ class Trace:
         """Calls of the reader while answering (a read of a context read before calls nothing; an
         enrichment's extraction calls are its job's, not counted here)."""
         return sum(s.kind in _READER_STEPS for s in self.steps) - sum(r.reused for r in self.records(Read))
+
+    def seconds_in(self, kind: StepKind) -> float:
+        return sum(s.seconds for s in self.steps if s.kind == kind)
 
     def longest_reader_call(self) -> float:
         """Seconds of the longest step that called the reader: the forecast of the next."""

@@ -80,7 +80,7 @@ def fitted(steps: Steps, state: QuestionState, passages: list[Passage]) -> list[
     pace = getattr(steps.resources.llm, "pace", None)
     if state.trace.budget is None or pace is None:
         return passages
-    room = pace.prompt_chars(state.trace.budget.seconds_left(), steps.max_new_tokens) - len(state.question)
+    room = pace.prompt_chars(state.trace.budget.seconds_left(state.trace), steps.max_new_tokens) - len(state.question)
     kept: list[Passage] = []
     for passage in passages:
         room -= len(reading_line(passage)) + 1

@@ -1,16 +1,19 @@
 """Admission control in front of the reader: one bounded FIFO queue, refusals that come at once.
 
 The reader (one llama.cpp model on a few cores) is one resource: questions that run side by side only
-share it and all finish late, so they wait in line and run `workers` at a time, in arrival order. A
-question whose expected wait (the line ahead of it x the measured time per question) leaves no room to
-answer within its limit is refused at once with a retry time, never after a long wait; one whose client
-left or whose limit passed while it waited is dropped before it runs. Admission's plan is an estimate (a
-guess until questions are timed): a question that reaches the front with less of its limit left than a
+share it and all finish late, so they wait in line and run `workers` at a time, in arrival order. Each
+question is planned at the bound an answer keeps (`agent.max_answer_s` and `serve.answer_margin_s`): one
+whose wait (the running question's bound left, then the line ahead's) and its own bound do not fit its
+limit is refused at once with a retry time (when the line is likely free, at typical times), never after
+a long wait; one whose client left or whose limit passed while it waited is dropped before it runs. What
+is admitted is answered within its limit while the answers ahead keep their bound; should they not (an
+enrichment round asked for now), a question that reaches the front with less of its limit left than a
 typical question takes is refused then, with a retry time, rather than started and stopped at its limit.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -73,9 +76,16 @@ class Admission:
             thread.start()
 
     def plan_s(self, quantile: float = PLAN_QUANTILE) -> float:
-        """The time one question is planned to take: a high quantile of the recent ones, at most the
-        bound an answer's budget sets (lock held)."""
-        return min(_quantile(self._recent, quantile), self.bound_s)
+        """The time one question is planned to take (lock held): its bound where answers have one (an
+        answer's budget and margin), so a question let in never waits past its limit on questions that
+        kept theirs (a cold plan of 10 s let two of 18 questions in to 504 and two more to a refusal after
+        50 s: bench_results/time_limit_wave_two_*.json); without one, a high quantile of the recent ones."""
+        return self.bound_s if math.isfinite(self.bound_s) else _quantile(self._recent, quantile)
+
+    def typical_s(self) -> float:
+        """What a question here most likely takes: the median of the recent ones, at most the bound (lock
+        held). When a retry is likely to find room, and how much of its limit a question needs to start."""
+        return min(_quantile(self._recent, 0.5), self.bound_s)
 
     def record_enrichment(self, seconds: float) -> None:
         with self._ready:
@@ -88,10 +98,11 @@ class Admission:
         with self._ready:
             return _quantile(self._enrichments, PLAN_QUANTILE) if self._enrichments else 0.0
 
-    def _expected_wait_s(self, quantile: float = PLAN_QUANTILE) -> float:
+    def _expected_wait_s(self, plan: float | None = None) -> float:
         """Until a question admitted now would start (lock held): each worker's running question's planned
-        time left, then the line ahead shared by the workers."""
-        plan, now = self.plan_s(quantile), time.monotonic()
+        time left, then the line ahead shared by the workers, each question planned at `plan` (default:
+        `plan_s`)."""
+        plan, now = plan if plan is not None else self.plan_s(), time.monotonic()
         left = sorted(max(0.0, plan - (now - (t.started or now))) for t in self._running)
         free_at = left + [0.0] * (self.workers - len(left))  # when each worker is free
         for _ in self._line:  # the line ahead goes to whichever worker frees first
@@ -103,10 +114,10 @@ class Admission:
         """Queue `job` (called with its ticket) or raise Busy at once."""
         with self._ready:
             wait, plan = self._expected_wait_s(), self.plan_s()
-            # Admission plans with slow times, but the line is likely to have room when the questions
+            # Admission plans with the bound, but the line is likely to have room when the questions
             # ahead take their typical time: a retry then finds the reader free (or a fresh hint),
             # where one timed by the slow plan leaves it idle (load test: 0.82-0.85x the rate of one client).
-            likely_free = self._expected_wait_s(quantile=0.5)
+            likely_free = self._expected_wait_s(self.typical_s())
             if len(self._line) >= self.queue_size:
                 self.refused += 1
                 raise Busy(f"{len(self._line)} questions are waiting (serve.queue_size)", min(wait, likely_free))
@@ -131,11 +142,11 @@ class Admission:
                         self.dropped += 1  # nobody waits for it any more: it never runs
                         ticket.future.cancel()
                         continue
-                    if left < (typical := self.plan_s(0.5)):  # it would most likely stop at its limit (a 504)
+                    if left < (typical := self.typical_s()):  # it would most likely stop at its limit (a 504)
                         self.refused_late += 1
                         waited = time.monotonic() - ticket.arrived
                         message = f"after {waited:.0f} s in line, {left:.0f} s of the limit is left, under a question's {typical:.0f} s"
-                        ticket.future.set_exception(Busy(message, self._expected_wait_s(quantile=0.5)))
+                        ticket.future.set_exception(Busy(message, self._expected_wait_s(self.typical_s())))
                         continue
                     ticket.started = time.monotonic()
                     self._running.append(ticket)

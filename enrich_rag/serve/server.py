@@ -72,7 +72,9 @@ class Server:
         serve = config.serve
         self.settings = SavedSettings(config)
         self.conversations = Conversations()
-        bound_s = self.config.agent.max_answer_s + serve.answer_margin_s  # an answer's bound, then its tail
+        # An answer's bound, then its tail; within a limit shorter than that, the limit (it stops reading
+        # `answer_margin_s` before it).
+        bound_s = min(self.config.agent.max_answer_s + serve.answer_margin_s, serve.query_timeout_s)
         self.admission = admission or Admission(serve.workers, serve.queue_size, serve.expected_question_s, bound_s=bound_s)
         rag.resources.questions_first(self.admission.idle)  # an enrichment round's reader calls wait for questions
         self.enrichment = EnrichmentWorker(rag, self.admission.idle, serve.job_poll_s)

@@ -57,6 +57,19 @@ def test_a_first_read_is_cut_to_the_passages_its_answer_has_time_for(world, tmp_
     assert len(resources.llm.prompts) == 1 and [c.chunk_id for c in answer.citations] == context["chunk_ids"]
 
 
+def test_a_later_read_forecast_past_the_answers_seconds_is_not_made(world, tmp_path, spacy_extractor):
+    """After a read the question can answer with, a read whose new prompt characters at the reader's pace
+    would end past `agent.max_answer_s` is not made: the best read answers, flagged. With the time, the tree
+    reads on and its stated answer is kept (the test above)."""
+    from enrich_rag.llm.base import Pace
+
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3, max_answer_s=1.0)
+    resources.llm.pace = Pace(prompt_char_s=1 / 40, generated_token_s=0.0)  # the first read keeps one passage; no wider one fits
+    answer = agent.answer(ASKED, enrich="never")
+    assert len(resources.llm.prompts) == 1 and answer.answer == "Paris"
+    assert answer.spent is not None and "s left for a read forecast at" in answer.spent
+
+
 def test_no_first_read_when_off(world, tmp_path, spacy_extractor):
     agent, _ = loop_agent(world, tmp_path, spacy_extractor, [("London", 1.2)], first_read=0)
     answer = agent.answer(ASKED, enrich="never")

@@ -111,16 +111,27 @@ def test_a_question_its_wait_left_too_little_time_is_refused_then_not_started():
     admission.close()
 
 
-def test_no_plan_is_longer_than_the_bound_an_answers_budget_sets():
-    """Slow questions timed before the bound existed (or with enrichment) do not make admission refuse
-    a question that cannot take longer than its reader budget and margin."""
+def test_with_a_bound_each_question_is_planned_at_it_so_what_is_let_in_keeps_its_limit():
+    """Where answers have a bound (their budget and margin), admission plans each question at it, not at
+    a guess or at recent times: slow times timed without the bound do not refuse a question that fits, and
+    quick recent times do not let in one that could wait past its limit; the retry hint is still when
+    the line is likely free (at typical times)."""
     from enrich_rag.agent.stream import Hooks
 
-    admission = Admission(1, 10, 100.0, bound_s=28.0)
+    admission, release = Admission(1, 10, 100.0, bound_s=0.4), threading.Event()
     try:
-        assert admission.plan_s() == 28.0 and admission.health()["planned_question_s"] == 28.0
-        admission.submit(lambda ticket: "answered", limit_s=60.0).future.result(timeout=5)  # 0 s wait + 28 s fits 60 s
+        assert admission.plan_s() == 0.4 and admission.health()["planned_question_s"] == 0.4
+        admission.submit(lambda ticket: "answered", limit_s=0.5).future.result(timeout=5)  # 0 s wait + 0.4 s fits 0.5 s
+        for _ in range(5):  # quick questions: the typical time falls, the plan stays at the bound
+            admission.submit(lambda ticket: None, limit_s=60.0).future.result(timeout=5)
+        admission.submit(lambda ticket: release.wait(10), limit_s=60.0)
+        while not admission.health()["running"]:
+            time.sleep(0.01)
+        with pytest.raises(Busy, match="over the 0.7 s limit") as busy:  # up to 0.4 s left of the running one + 0.4 s
+            admission.submit(lambda ticket: None, limit_s=0.7)
+        assert busy.value.retry_after_s < 0.1  # the running one most likely ends at once
     finally:
+        release.set()
         admission.close()
     hooks = Hooks().within(60.0, 40.0, 3.0)
     assert hooks.answer_by is not None and 56.0 < hooks.answer_by - time.monotonic() <= 57.0

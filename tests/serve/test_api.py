@@ -273,9 +273,10 @@ def test_a_question_its_wait_left_too_little_time_gets_503_with_retry_after_not_
     from concurrent.futures import ThreadPoolExecutor
 
     session = EnrichRAG(gap_config, extractor=spacy_extractor)
-    with _client_with(gap_config, session, workers=1, expected_question_s=1, query_timeout_s=3) as client:
+    bounded = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, max_answer_s=0.5))  # planned: 1 s a question
+    with _client_with(bounded, session, workers=1, expected_question_s=1, query_timeout_s=3, answer_margin_s=0.5) as client:
         admission, release = client.app.state.admission, threading.Event()
-        admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy, longer than planned
+        admission.submit(lambda ticket: release.wait(30), 60)  # the reader is busy, longer than its bound
         while not admission.health()["running"]:
             time.sleep(0.01)
         with ThreadPoolExecutor(1) as pool:
