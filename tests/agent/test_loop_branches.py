@@ -834,8 +834,8 @@ def test_a_budget_spent_before_the_comparison_is_read_again_answers_with_the_rea
 
 
 def test_a_reader_call_forecast_to_end_past_the_answers_seconds_is_not_made():
-    """`agent.max_answer_s` counts the whole answer from its start; a reader call starts only when the
-    longest call the answer has made still fits in what is left."""
+    """`agent.max_answer_s` counts the whole answer from its start, an EnrichGraph round excepted; a reader
+    call starts only when the longest call the answer has made (and `FORECAST_MARGIN`) still fits."""
     import time
 
     from enrich_rag.agent.trace import BudgetSpent, ReaderBudget, StepKind, Trace
@@ -852,6 +852,11 @@ def test_a_reader_call_forecast_to_end_past_the_answers_seconds_is_not_made():
     with pytest.raises(BudgetSpent, match=r"of 10 s spent, [0-9.]+ s left for a reader call forecast at 2\.5 s"):
         with trace.step(StepKind.CHECK_SUFFICIENCY):
             pass
+    with trace.step(StepKind.ENRICH_GRAPH):  # an enrichment round is bounded by the time limit, not here
+        pass
+    trace.steps[-1].seconds = 5.0
+    with trace.step(StepKind.CHECK_SUFFICIENCY):  # 2 + 5 s left: a 2.5 s call fits again
+        pass
 
 
 def test_a_question_past_its_answer_time_reads_nothing_more_and_says_so(world, tmp_path, spacy_extractor):
