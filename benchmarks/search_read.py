@@ -91,6 +91,7 @@ def loop_read(rag: EnrichRAG, question: str, setting: dict[str, Any]) -> dict[st
         "read_chunk_ids": list(dict.fromkeys(i for c in answer.trace.records(ContextBuilt) for i in c.chunk_ids)),
         "cited": [c.chunk_id for c in answer.citations],
         "spent": answer.spent,  # why the answer's bound ended its reading (None: it was not reached)
+        "steps": [[str(step.kind), step.seconds] for step in answer.trace.steps],  # where its seconds went
     }
 
 

@@ -2,8 +2,7 @@
 make, alone and quiet, before and after an answer's bound; and what the 6 x 3 wave of clients got.
 
     python -m benchmarks time_limit answers --label after --sets click hotpotqa --limit 100
-    # -> bench_results/time_limit_answers_after.json (the default loop only, each question alone; the
-    #    same from a checkout of the commit before, labelled before)
+    # -> bench_results/time_limit_answers_after.json (the default loop only, each question alone)
     python -m benchmarks time_limit report
     # -> table + bench_results/time_limit.json: the answers before and after, paired; every wave of
     #    bench_results/time_limit_wave_*.json (folder_load: one workspace and two, before and after)
@@ -29,7 +28,9 @@ from enrich_rag.storage.atomic import atomic_file
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench_results"
-BEFORE = RESULTS / "time_limit_answers_before.json"
+# Before the answer's bound: the round's end scoreboard (4a2cb5b, quiet, a machine of the same kind), whose
+# default rows are this loop_read of the same questions, under the reader budget of calls and reader seconds.
+BEFORE = RESULTS / "find_scoreboard_end.json"
 AFTER = RESULTS / "time_limit_answers_after.json"
 LIMIT_S = 25.0  # the bound on an answer alone
 BINS = (5, 10, 15, 20, 25, 30)
