@@ -199,6 +199,8 @@ def bench_section(path: Path, root: Path) -> list[str]:
             "",
             *_selection_pairs(data.get("paired", {}), data.get("baseline", "")),
         ]
+    if path.name == "time_limit.json":
+        return time_limit_section(data, where)
     if path.name.startswith("search_read_") and "summary" in data:
         rows = {name: {"EM": with_ci(r["em"][0], r["em"][1:])} | r for name, r in data["summary"].items()}
         read_columns = ("EM", "right", "seconds_p50", "reader_calls_mean", "prefill_tokens_mean")
@@ -395,6 +397,44 @@ def bench_section(path: Path, root: Path) -> list[str]:
     return [f"- {where}: {shown or 'nested tables (open the file)'}"]
 
 
+def time_limit_section(data: dict[str, Any], where: str) -> list[str]:
+    """The answer's bound: answers alone before and after (seconds, reader calls, EM paired), and what the
+    6 x 3 wave of clients got from one server, before and after."""
+    lines = [
+        "### Every question answered inside its time limit",
+        "",
+        f"From {where} (`python -m benchmarks time_limit report`). Answers alone and quiet, the default loop:",
+        "",
+        "| set | run | commit | EM [95%] | p50 / p90 / max s | over 25 s | answers by reader calls | spent | prompt tokens |",
+        "|---|---|---|---|---|---:|---|---:|---:|",
+    ]
+    for name, runs in data["answers"].items():
+        for run in ("before", "after"):
+            d = runs[run]
+            calls = ", ".join(f"{k}: {v}" for k, v in d["reader_calls"].items())
+            seconds = f"{d['seconds_p50']:.1f} / {d['seconds_p90']:.1f} / {d['seconds_max']:.1f}"
+            lines.append(
+                f"| {name} | {run} | {d['commit']} | {with_ci(d['em'][0], d['em'][1:])} | {seconds} | {d['over_25_s']} | {calls} "
+                f"| {d['spent']} | {d['prompt_tokens_mean']:.0f} |"
+            )
+        diff = runs["after - before"]
+        em = with_ci(diff["em_difference"][0], diff["em_difference"][1:])
+        lines.append(f"| {name} | after - before | | {em} | won {diff['won']}, lost {diff['lost']} | | | | |")
+    lines += [
+        "",
+        "Six clients, three questions each, at once, on one served folder (npm) or two (npm, Click), 60 s limit:",
+        "",
+        "| wave | commit | answered | refused at once | refused after waiting | timed out (504) | right | p50 / max s |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, w in data["waves"].items():
+        lines.append(
+            f"| {name} | {w['commit']} | {w['answered']}/{w['asked']} | {w['refused_503'] - w['refused_after_waiting']} | "
+            f"{w['refused_after_waiting']} | {w['timed_out_504']} | {w['right']} | {w['answer_p50_s']} / {w['answer_max_s']} |"
+        )
+    return [*lines, ""]
+
+
 ARCHIVE = "docs/results-archive.md"
 PEERS_SUMMARY = re.compile(r"peers_[a-z0-9]+_\d+q\.json")  # compare's file, not a runner's (_index, _answer)
 
@@ -464,6 +504,7 @@ def render(root: Path, only: frozenset[str] | None = None) -> str:
         "perplexity_signal",
         "hop_reading_",
         "search_read_",
+        "time_limit.json",
     )
     whole = [p for p in benches if p.name.startswith(shown_whole) or PEERS_SUMMARY.fullmatch(p.name)]
     for path in whole:

@@ -833,6 +833,20 @@ def test_a_budget_spent_before_the_comparison_is_read_again_answers_with_the_rea
     assert compared.spent is None and "Compare" in compared.trace.step_names()
 
 
+def test_a_comparison_whose_two_side_reads_do_not_fit_the_answers_seconds_answers_with_its_read(world, tmp_path, spacy_extractor):
+    """Compare reads each side's question over the lines, nothing of it cached: forecast as two reads at the
+    reader's pace, it is not made past `agent.max_answer_s`, and the read's own answer stands, flagged."""
+    from enrich_rag.llm.base import Pace
+
+    question = "Who was born first, Christopher Nolan or Steven Spielberg?"
+    script = [("Christopher Nolan", 1.05), ("1970", 1.1), ("1946", 1.1)]
+    bounded, resources = loop_agent(world, tmp_path, spacy_extractor, script, max_answer_s=100.0)
+    resources.llm.pace = Pace(prompt_char_s=1.0, generated_token_s=0.0)  # a second a character: no two reads fit
+    answer = bounded.answer(question, enrich="never")
+    assert "Compare" not in answer.trace.step_names() and len(resources.llm.prompts) == 1
+    assert answer.answer == "Christopher Nolan" and "s left for 2 reads forecast at" in (answer.spent or "")
+
+
 def test_a_reader_call_forecast_to_end_past_the_answers_seconds_is_not_made():
     """`agent.max_answer_s` counts the whole answer from its start, an EnrichGraph round excepted; a reader
     call starts only when the longest call the answer has made (and `FORECAST_MARGIN`) still fits."""
