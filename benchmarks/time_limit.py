@@ -94,7 +94,7 @@ def wave_report() -> dict[str, Any]:
                 "answer_max_s": w["answer_max_s"],
                 "refusal_max_s": w["refusal_max_s"],
                 "commit": result["commit"],
-                "workspaces": len(result.get("folders") or [result.get("folder")]),
+                "workspaces": len(result["folders"]),
             }
     return out
 

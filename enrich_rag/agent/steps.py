@@ -48,6 +48,7 @@ from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.lines import Evidence, evidence_text, reading_line
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query
 from enrich_rag.evidence.retriever import Retriever
+from enrich_rag.llm.base import Pace
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
 from enrich_rag.resources import Resources
@@ -197,6 +198,11 @@ class Steps:
             state.keep_if_best(SearchRound(result, sub, (), grounded=is_grounded))
         return result, is_grounded, stop
 
+    @property
+    def pace(self) -> Pace | None:
+        """The reader's measured pace, where its backend times its calls (llama.cpp)."""
+        return getattr(self.resources.llm, "pace", None)
+
     def _fits_in_time(self, state: QuestionState, *reads: tuple[str, ...]) -> None:
         """Raise BudgetSpent where the question has a read to answer with and these reads (a question and
         its lines each), at the reader's pace, would end past the answer's seconds: a wider round computes
@@ -204,7 +210,7 @@ class Steps:
         at 31.0 s of 25), and a comparison reads its two sides in one step (HotpotQA: 19.9 and 22.3 s
         where one read was forecast). The reader's prompt cache holds its last prompt, so a read that
         extends the last one computes only the rest."""
-        budget, pace = state.trace.budget, getattr(self.resources.llm, "pace", None)
+        budget, pace = state.trace.budget, self.pace
         if budget is None or pace is None or state.best is None:
             return
         forecast, last = 0.0, next(reversed(state.done), ())

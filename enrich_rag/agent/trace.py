@@ -341,7 +341,7 @@ class ReaderBudget:
         with FORECAST_MARGIN for the forecast's error)."""
         if (left := self.seconds_left(trace)) > forecast * FORECAST_MARGIN:
             return None
-        used = self.seconds - left if self.answer_by is None else time.monotonic() - self.started
+        used = time.monotonic() - self.started - trace.seconds_in(StepKind.ENRICH_GRAPH)
         return f"{used:.1f} of {self.seconds:g} s spent, {max(left, 0.0):.1f} s left for {what} forecast at {forecast:.1f} s"
 
 

@@ -77,7 +77,7 @@ def fitted(steps: Steps, state: QuestionState, passages: list[Passage]) -> list[
     characters at the reader's measured pace, and its longest reply) fits the answer's seconds left. The
     first passage always: a bound it cannot fit is one no read can. On these 2 cores a first read of five
     Wikipedia paragraphs computed up to 1,478 prompt tokens and took 36.6 s alone (find_scoreboard_end.json)."""
-    pace = getattr(steps.resources.llm, "pace", None)
+    pace = steps.pace
     if state.trace.budget is None or pace is None:
         return passages
     room = pace.prompt_chars(state.trace.budget.seconds_left(state.trace), steps.max_new_tokens) - len(state.question)
