@@ -51,6 +51,7 @@ from enrich_rag.evidence.retriever import Retriever
 from enrich_rag.llm.base import Pace
 from enrich_rag.llm.comparison import compare, parse_comparison
 from enrich_rag.llm.models import model_name, ppl_threshold
+from enrich_rag.llm.reader import always
 from enrich_rag.resources import Resources
 from enrich_rag.storage.passages import Passage
 
@@ -188,7 +189,9 @@ class Steps:
         with state.trace.step(StepKind.CHECK_SUFFICIENCY, facts=len(sub.evidence), iteration=iteration) as step:
             reused = key in done
             if not reused:
-                done[key] = check_sufficiency(self.resources.llm, question, sub.evidence, max_new_tokens=self.max_new_tokens)
+                done[key] = check_sufficiency(
+                    self.resources.llm, question, sub.evidence, self.max_new_tokens, again_fits=self._again_fits(state)
+                )
             result = done[key]
             history.append(result)
             is_grounded = grounding is None or grounding(result)
@@ -220,6 +223,15 @@ class Steps:
             last = key
         if reason := budget.past_seconds(state.trace, forecast, "a read" if len(reads) == 1 else f"{len(reads)} reads"):
             raise BudgetSpent(reason)
+
+    def _again_fits(self, state: QuestionState) -> Callable[[int], bool]:
+        """Whether a read asked again without its worked examples (llm/reader.py), computing that many
+        prompt characters anew, fits the answer's seconds: on HotpotQA dev one such read doubled an
+        answer to 35 s."""
+        budget, pace = state.trace.budget, self.pace
+        if budget is None or pace is None:
+            return always
+        return lambda chars: budget.past_seconds(state.trace, pace.call_s(chars, self.max_new_tokens), "a read asked again") is None
 
     def _stop_reason(self, result: Sufficiency, history: list[Sufficiency], is_grounded: bool, alone: bool) -> str | None:
         """A read sure of an answer it did not read is not enough (one passage more). Reading alone, the
@@ -301,7 +313,7 @@ class Steps:
             sides = [(comparison.ask(side), *lines) for side in (comparison.a, comparison.b)]
             self._fits_in_time(state, *sides)
             with state.trace.step(StepKind.COMPARE, a=comparison.a, b=comparison.b) as step:
-                compared = compare(self.resources.llm, comparison, lines, max_new_tokens=self.max_new_tokens)
+                compared = compare(self.resources.llm, comparison, lines, self.max_new_tokens, again_fits=self._again_fits(state))
                 step.record = ComparedSides(compared)
             text = compared.answer or text
         return text

@@ -8,12 +8,13 @@ confidence signal. More context is worth fetching only while it keeps lowering t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from enrich_rag.evidence.lines import Evidence, reading_line
 from enrich_rag.llm.base import LLM
-from enrich_rag.llm.reader import copies_a_shot, read
+from enrich_rag.llm.reader import always, copies_a_shot, read
 
 COPY_WORDS = 5  # an answer this long that starts an evidence line word for word was copied
 
@@ -44,9 +45,11 @@ class Sufficiency:
         return {"answer": self.answer, "perplexity": recorded(self.perplexity)}
 
 
-def check_sufficiency(llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int) -> Sufficiency:
+def check_sufficiency(
+    llm: LLM, question: str, evidence: list[Evidence], max_new_tokens: int, again_fits: Callable[[int], bool] = always
+) -> Sufficiency:
     lines = [reading_line(e) for e in evidence]
-    generation = read(llm, question, lines, max_new_tokens=max_new_tokens)
+    generation = read(llm, question, lines, max_new_tokens=max_new_tokens, again_fits=again_fits)
     # A copied line or worked example reads with low perplexity and answers nothing (a small model's failure): no confidence.
     copied = copies_a_line(generation.text, lines) or copies_a_shot(generation.text, lines)
     perplexity = math.inf if copied else generation.perplexity

@@ -11,11 +11,12 @@ year is missing on either side, or both are the same, the reader's own answer st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from enrich_rag.llm.base import LLM
-from enrich_rag.llm.reader import read
+from enrich_rag.llm.reader import always, read
 
 EARLIER = {"first", "earlier", "earliest", "older", "oldest", "sooner"}
 LATER = {"later", "latest", "last", "younger", "youngest", "recently"}
@@ -87,10 +88,12 @@ class Compared:
         return {"answer": self.answer, "asked": self.asked}
 
 
-def compare(llm: LLM, comparison: Comparison, lines: list[str], max_new_tokens: int) -> Compared:
+def compare(
+    llm: LLM, comparison: Comparison, lines: list[str], max_new_tokens: int, again_fits: Callable[[int], bool] = always
+) -> Compared:
     """Read each side's year over the same context (the prompt prefix is shared, so cached) and pick."""
     replies = {
-        comparison.ask(side): read(llm, comparison.ask(side), lines, max_new_tokens=max_new_tokens).text.strip()
+        comparison.ask(side): read(llm, comparison.ask(side), lines, max_new_tokens, again_fits).text.strip()
         for side in (comparison.a, comparison.b)
     }
     year_a, year_b = (first_year(reply) for reply in replies.values())

@@ -49,6 +49,12 @@ def test_a_reply_that_repeats_a_worked_example_is_asked_again_without_the_exampl
     first, again = llm.prompts
     assert ANSWER_SHOTS[1][0].split("\n")[0] in first and "Velmar" not in again and lines[0] in again
 
+    asked: list[int] = []  # where the answer's seconds cannot hold a second call, the copied example is no answer
+    llm = ScriptedLLM([("Tasmania", 1.3), ("Berkeley", 1.8)])
+    reply = read(llm, "Where did Ed Bye's wife graduate from?", lines, 16, again_fits=lambda chars: asked.append(chars) or False)
+    assert reply.text == "" and reply.perplexity == math.inf and len(llm.prompts) == 1
+    assert asked and lines[0] in llm.prompts[0] and asked[0] > len(lines[0])
+
     llm = ScriptedLLM([("Ruby Wax", 1.2)])  # an answer from its facts is read once
     assert read(llm, "Who is Ed Bye's wife?", lines, 16).text == "Ruby Wax" and len(llm.prompts) == 1
 

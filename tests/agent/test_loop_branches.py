@@ -847,6 +847,23 @@ def test_a_comparison_whose_two_side_reads_do_not_fit_the_answers_seconds_answer
     assert answer.answer == "Christopher Nolan" and "s left for 2 reads forecast at" in (answer.spent or "")
 
 
+def test_a_copied_worked_example_is_asked_again_only_where_that_call_fits_the_answers_seconds(world, tmp_path, spacy_extractor):
+    """A reply that repeats a worked example is asked again without the examples (llm/reader.py), a whole
+    prompt computed anew: at a pace where that call cannot fit `agent.max_answer_s` it is not made, and
+    the example's answer is never the answer."""
+    from enrich_rag.llm.base import Pace
+
+    script = [("Tasmania", 1.05), ("Christopher Nolan", 1.1)]
+    bounded, resources = loop_agent(world, tmp_path, spacy_extractor, script, max_answer_s=100.0)
+    resources.llm.pace = Pace(prompt_char_s=1.0, generated_token_s=0.0)
+    answer = bounded.answer("Who directed Inception?", enrich="never")
+    assert len(resources.llm.prompts) == 1 and answer.answer == "" and "s left for a read forecast" in (answer.spent or "")
+
+    roomy, roomy_resources = loop_agent(world, tmp_path / "roomy", spacy_extractor, script, max_answer_s=100.0)
+    assert roomy.answer("Who directed Inception?", enrich="never").answer == "Christopher Nolan"
+    assert "Velmar" not in roomy_resources.llm.prompts[1]
+
+
 def test_a_reader_call_forecast_to_end_past_the_answers_seconds_is_not_made():
     """`agent.max_answer_s` counts the whole answer from its start, an EnrichGraph round excepted; a reader
     call starts only when the longest call the answer has made (and `FORECAST_MARGIN`) still fits."""
