@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import re
 import subprocess
@@ -196,6 +197,21 @@ def table(results: dict[str, Any]) -> Table:
     return out
 
 
+PACKAGE = ("enrich_rag", "params.yaml", "configs")  # what decides an answer; benchmarks and docs do not
+
+
+def git(*args: str, root: Path = ROOT) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=root).stdout.strip()
+
+
+def package_state(root: Path = ROOT) -> str:
+    """The git trees of what decides an answer, hashed: sets measured at different commits with the same
+    state measured the same default, so one scoreboard may span sessions; `+changed` marks uncommitted edits."""
+    trees = " ".join(git("rev-parse", f"HEAD:{path}", root=root) for path in PACKAGE)
+    changed = git("status", "--porcelain", "--", *PACKAGE, root=root)
+    return hashlib.sha1(trees.encode()).hexdigest()[:12] + ("+changed" if changed else "")
+
+
 def measured_sets(
     argv: list[str] | None,
     description: str,
@@ -204,17 +220,19 @@ def measured_sets(
     summary: Callable[[list[dict[str, Any]], str], dict[str, Any]],
 ) -> tuple[dict[str, Any], Path]:
     """A benchmark over the sets named on its command line: per set, `measure`'s rows and their `summary`,
-    into `bench_results/<prefix><label>.json` (kept up to date set by set; a run of other sets adds to it)."""
+    into `bench_results/<prefix><label>.json` (kept up to date set by set; a run of other sets adds to it,
+    each set stamped with its commit and package state)."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--label", required=True, help=f"names the file: bench_results/{prefix}<label>.json")
     add_set_arguments(parser)
     args = parser.parse_args(argv)
     out_path = ROOT / "bench_results" / f"{prefix}{args.label}.json"
     results: dict[str, Any] = json.loads(out_path.read_text(encoding="utf-8")) if out_path.exists() else {"sets": {}, "rows": {}}
-    results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    results["commit"] = git("rev-parse", "--short", "HEAD")
+    state = package_state()
     for name, rag, questions in opened(args.sets, args.limit):
         rows = measure(rag, questions, name)
-        results["sets"][name] = summary(rows, kind_of(name))
+        results["sets"][name] = summary(rows, kind_of(name)) | {"commit": results["commit"], "package": state}
         results["rows"][name] = rows
         out_path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return results, out_path

@@ -114,9 +114,17 @@ def _paired_commits(start_rows: list[dict[str, Any]], end_rows: list[dict[str, A
     return f"{diff.value:+.3f} [{diff.low:+.2f}, {diff.high:+.2f}]"
 
 
+def states(board: dict[str, Any]) -> list[str]:
+    """The package states a scoreboard's sets were measured at: one, or it judged more than one default."""
+    return sorted({s.get("package", "unrecorded") for s in board["sets"].values()})
+
+
 def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[str]:
     lines = [
-        f"At {end['commit']}" + (f", beside the round's start ({start['commit']})" if start else "") + ":",
+        f"At {', '.join(sorted({s.get('commit', end['commit']) for s in end['sets'].values()}))}"
+        + f" (package state{'s' if len(states(end)) > 1 else ''} {', '.join(states(end))})"
+        + (f", beside the round's start ({start['commit']})" if start else "")
+        + ":",
         "",
         "| set | n | default EM | now - start | one read (top 3) | gold read | default - one read | default - gold read "
         "| held: default / one read | prompt tokens: start / now | p50 / max s | most calls |",

@@ -1,5 +1,7 @@
 """One scoreboard, one commit, every set: the default loop beside one read of its own search's top 3 and
-the reader handed the passages that answer, paired on the same questions, read-only.
+the reader handed the passages that answer, paired on the same questions, read-only. Each set carries its
+commit and package state (`find.package_state`): sets run in different sessions count as one scoreboard
+only where that state is the same.
 
 Per documentation folder (every question; the answering passage is the page's chunk that holds the
 labelled line) and per dev set (the first `--limit` questions with gold paragraphs): EM with its
@@ -112,8 +114,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(result: dict[str, Any]) -> Table:
-    out = Table(title=f"scoreboard at {result['commit']}: EM, held = what was read held the passages that answer")
-    columns = ("set", "n", "default EM [95%]", "top3", "gold", "default - top3", "default - gold", "held d/t3", "tokens d/t3")
+    states = {s.get("package", "?") for s in result["sets"].values()}
+    one = f"one package state {states.pop()}" if len(states) == 1 else f"MIXED package states {sorted(states)}: not one default"
+    out = Table(title=f"scoreboard ({one}): EM, held = what was read held the passages that answer")
+    columns = ("set", "commit", "n", "default EM [95%]", "top3", "gold", "default - top3", "default - gold", "held d/t3", "tokens d/t3")
     for column in (*columns, "p50 / max s", "max calls"):
         out.add_column(column)
     for name, s in result["sets"].items():
@@ -123,6 +127,7 @@ def table(result: dict[str, Any]) -> Table:
         dt = s["paired"]["default - top3"]["em_difference"]
         out.add_row(
             name,
+            s.get("commit", result["commit"]),
             str(s["questions"]),
             f"{d['em'][0]:.3f} [{d['em'][1]:.2f}, {d['em'][2]:.2f}]",
             f"{t['em'][0]:.3f}",

@@ -72,3 +72,28 @@ def test_a_lever_is_shown_off_beside_on_paired_on_the_same_questions(tmp_path):
     row = block.split("Each lever alone")[1].splitlines()[-1]
     assert row.startswith("| npm (docs) | 4 | 0.250 / 0.750 | +0.500 [") and "| 400, 400 / 300, 300 |" in row
     assert f"off: aaa, on: bbb; `{lever.board_off}`" in block
+
+
+def test_a_set_is_stamped_with_the_state_of_what_decides_an_answer_and_a_benchmark_edit_leaves_it(tmp_path):
+    import subprocess
+
+    from benchmarks.find import package_state
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    files = {"enrich_rag/loop.py": "a = 1\n", "params.yaml": "k: 1\n", "configs/x.yaml": "k: 2\n", "benchmarks/b.py": "b = 1\n"}
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    first = package_state(tmp_path)
+    (tmp_path / "benchmarks/b.py").write_text("b = 2\n")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a benchmark edit")
+    assert package_state(tmp_path) == first  # another commit, the same default
+    (tmp_path / "enrich_rag/loop.py").write_text("a = 2\n")
+    assert package_state(tmp_path) == first + "+changed"
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a package edit")
+    assert package_state(tmp_path) not in (first, first + "+changed")
