@@ -181,6 +181,9 @@ class RetrievalConfig:
     # how many the walk may not move down, by kind of corpus (evidence/fusion.py; bench_results/find_*.json).
     hybrid_first_pages: int = bounded(20, ge=0, le=100)  # documentation (chunks under section headings)
     hybrid_first_passages: int = bounded(1, ge=0, le=100)  # titled paragraphs (Wikipedia-style passages)
+    # Then the pages the first passage names, the walk's heaviest first: how many, by kind of corpus.
+    follow_first_pages: int = bounded(0, ge=0, le=20)  # documentation
+    follow_first_passages: int = bounded(0, ge=0, le=20)  # titled paragraphs
 
 
 @dataclass(frozen=True)

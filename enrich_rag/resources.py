@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from enrich_rag.config import Config, EvidenceConfig
 from enrich_rag.extract.base import Extractor
@@ -26,6 +26,9 @@ from enrich_rag.storage.graph_store import GraphStore
 from enrich_rag.storage.graph_writer import GraphWriter
 from enrich_rag.storage.passages import PassageStore
 from enrich_rag.storage.saved_index import SavedIndex
+
+if TYPE_CHECKING:
+    from enrich_rag.extract.title_links import TitleGazetteer
 
 MAX_RERANKERS = 4
 
@@ -115,6 +118,17 @@ class Resources:
             return TitleLinkingExtractor(extractor, TitleGazetteer(self.passages.titles()))
 
         return self._get("extractor", load)
+
+    def title_gazetteer(self) -> TitleGazetteer:
+        """The corpus's page titles, for naming pages at question time; built again when they change."""
+        from enrich_rag.extract.title_links import TitleGazetteer
+
+        titles = tuple(self.passages.titles())
+        cached = self._loaded.get("title_gazetteer")
+        if cached is None or cached[0] != titles:
+            with self._lock:
+                self._loaded["title_gazetteer"] = cached = (titles, TitleGazetteer(titles))
+        return cached[1]
 
     @property
     def seed_extractor(self) -> Extractor:

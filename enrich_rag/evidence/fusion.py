@@ -28,11 +28,29 @@ def hybrid_first(config: RetrievalConfig, kind: str) -> int:
     return config.hybrid_first_pages if kind == PAGES else config.hybrid_first_passages
 
 
-def fused(walked: Sequence[Passage], hits: Sequence[Passage], keep: int, k: int) -> list[Passage]:
-    """The hybrid's first `keep` passages, then the walk's order, topped up from the hybrid: the first k.
-    Scores are the order's (1 for the first, falling by rank): the two lists score on different scales."""
+def followed_first(config: RetrievalConfig, kind: str) -> int:
+    """How many pages the first passage links to are read right after it, for this kind of corpus."""
+    return config.follow_first_pages if kind == PAGES else config.follow_first_passages
+
+
+def linked_pages(named: Sequence[Passage], mass: dict[str, float], n: int) -> list[Passage]:
+    """Of the chunks of the pages a passage names (`named`, in the order it names them), one per page,
+    the walk's heaviest chunk, and of those the walk's heaviest `n` pages (the first named where the
+    walk did not reach them): the second hop of a bridge question is often the page its first hop's
+    passage names, and the walk ranks it below passages that share the question's words."""
+    best: dict[str, Passage] = {}
+    for chunk in named:
+        if chunk.doc_id not in best or mass.get(chunk.id, 0.0) > mass.get(best[chunk.doc_id].id, 0.0):
+            best[chunk.doc_id] = chunk
+    return sorted(best.values(), key=lambda chunk: -mass.get(chunk.id, 0.0))[:n]
+
+
+def fused(walked: Sequence[Passage], hits: Sequence[Passage], keep: int, k: int, followed: Sequence[Passage] = ()) -> list[Passage]:
+    """The hybrid's first `keep` passages, the pages the first of them names (`followed`), then the walk's
+    order, topped up from the hybrid: the first k. Scores are the order's (1 for the first, falling by
+    rank): the lists score on different scales."""
     order: dict[str, Passage] = {}
-    for passage in [*hits[:keep], *walked, *hits[keep:]]:
+    for passage in [*hits[:keep], *followed, *walked, *hits[keep:]]:
         order.setdefault(passage.id, passage)
     ranked = list(order.values())[:k]
     return [p.scored(1.0 / (1 + i)) for i, p in enumerate(ranked)]

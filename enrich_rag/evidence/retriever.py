@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from enrich_rag.config import Config, EvidenceConfig
-from enrich_rag.evidence.fusion import fused, hybrid_first
+from enrich_rag.evidence.fusion import followed_first, fused, hybrid_first, linked_pages
 from enrich_rag.evidence.graph_rank import GraphRanking, rank_passages
 from enrich_rag.evidence.query_analysis import QueryAnalysis, analyze_query, validate_question
 from enrich_rag.evidence.select import RELEVANCE_POOL_FACTOR, Retrieval, Selection, select_evidence
@@ -34,6 +34,8 @@ class Opened(Protocol):
 
     @property
     def corpus_kind(self) -> str: ...
+
+    def title_gazetteer(self) -> Any: ...
 
     def retrieval(self) -> Retrieval: ...
 
@@ -62,9 +64,20 @@ class Retriever:
 
     def order(self, ranking: GraphRanking, hits: Sequence[Passage], k: int) -> list[Passage]:
         """The search's first k: the hybrid's first passages kept first (as many as this kind of corpus
-        keeps), then the walk's order (evidence/fusion.py)."""
-        keep = hybrid_first(self.resources.config.retrieval, self.resources.corpus_kind)
-        return fused(ranking.passages, hits, keep, k=k)
+        keeps), the pages the first of them names (as many as this kind follows), then the walk's order
+        (evidence/fusion.py)."""
+        config, kind = self.resources.config.retrieval, self.resources.corpus_kind
+        keep, follow = hybrid_first(config, kind), followed_first(config, kind)
+        followed: list[Passage] = []
+        if follow and keep and hits:  # the first passage is the hybrid's first only where it is kept
+            first = hits[0]
+            titles = [t for t in self.resources.title_gazetteer().named_titles(first.text) if t != first.title]
+            by_title = {}
+            for chunk in self.resources.passages.by_titles(titles):
+                by_title.setdefault(chunk.title, []).append(chunk)
+            named = [chunk for t in titles for chunk in by_title.get(t, ()) if chunk.doc_id != first.doc_id]
+            followed = linked_pages(named, ranking.mass, follow)
+        return fused(ranking.passages, hits, keep, k=k, followed=followed)
 
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""

@@ -38,10 +38,13 @@ class TitleGazetteer:
 
     def __init__(self, titles: Iterable[str]):
         self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._titles: dict[str, list[str]] = {}  # surface -> the titles written so
         seen: set[tuple[str, ...]] = set()
         for title in titles:
             for surface in title_surfaces(title):
                 words = tuple(_WORD.findall(surface))
+                if _linkable(surface):
+                    self._titles.setdefault(surface, []).append(title)
                 if _linkable(surface) and words not in seen:
                     seen.add(words)
                     self._by_first.setdefault(words[0], []).append((words, surface))
@@ -66,6 +69,10 @@ class TitleGazetteer:
             found.append((tokens[i].start(), match[1]))
             i += len(match[0])
         return found
+
+    def named_titles(self, text: str) -> list[str]:
+        """The titles of the pages `text` names, in the order it names them, each once."""
+        return list(dict.fromkeys(title for _, surface in self.find(text) for title in self._titles.get(surface, ())))
 
     def mentions(self, chunks: Iterable[Passage]) -> list[Mention]:
         """Title mentions in each chunk, other than its own title (its extractor already links that)."""

@@ -137,6 +137,10 @@ class PassageStore:
         """Every chunk of these documents, in chunk-id order."""
         return self._where("doc_id", doc_ids)
 
+    def by_titles(self, titles: list[str]) -> list[Passage]:
+        """Every chunk of the pages with these titles, in chunk-id order."""
+        return self._where("title", titles)
+
     def _where(self, column: str, values: list[str]) -> list[Passage]:
         if not values:
             return []

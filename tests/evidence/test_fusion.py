@@ -6,7 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from enrich_rag.config import RetrievalConfig
-from enrich_rag.evidence.fusion import PAGES, PASSAGES, corpus_kind, fused, hybrid_first
+from enrich_rag.evidence.fusion import PAGES, PASSAGES, corpus_kind, followed_first, fused, hybrid_first, linked_pages
+from enrich_rag.extract.title_links import TitleGazetteer
 from enrich_rag.ingest.documents import text_document
 from enrich_rag.stages.chunking import chunk_document
 from enrich_rag.storage.atomic import write_parquet_atomic
@@ -25,6 +26,34 @@ def test_the_hybrids_first_passages_stay_first_and_the_walk_orders_the_rest():
     assert [p.id for p in fused(walked, hits, keep=20, k=5)] == ["h1", "h2", "h3", "h4", "w1"]  # the walk only tops up
     scores = [p.score for p in fused(walked, hits, keep=1, k=6)]
     assert scores[0] == 1.0 and scores == sorted(scores, reverse=True) and len(set(scores)) == 6
+
+
+def test_the_pages_the_first_passage_names_are_read_right_after_it_the_walks_heaviest_first():
+    first = Passage("album::c0", "album", "Angel of Retribution", "... by Judas Priest, with drummer Scott Travis and Rob Halford")
+    gazetteer = TitleGazetteer(["Angel of Retribution", "Scott Travis", "Rob Halford", "Judas Priest", "Painkiller"])
+    titles = [t for t in gazetteer.named_titles(first.text) if t != first.title]
+    assert titles == ["Judas Priest", "Scott Travis", "Rob Halford"]  # in the order the passage names them
+
+    def chunk(doc, title, n=0):
+        return Passage(f"{doc}::c{n}", doc, title, f"{title} ...")
+
+    named = [
+        chunk("priest", "Judas Priest"),
+        chunk("travis", "Scott Travis"),
+        chunk("travis", "Scott Travis", 1),
+        chunk("halford", "Rob Halford"),
+    ]
+    mass = {"travis::c1": 0.3, "travis::c0": 0.1, "halford::c0": 0.2}
+    assert [p.id for p in linked_pages(named, mass, 2)] == ["travis::c1", "halford::c0"]  # one chunk a page, the heaviest
+    assert [p.id for p in linked_pages(named, {}, 2)] == ["priest::c0", "travis::c0"]  # unwalked: the first named
+    assert linked_pages([], mass, 2) == []
+
+    hits, walked = _passages("h1", "h2", "h3"), _passages("w1", "f1", "h1")
+    followed = _passages("f1")
+    assert [p.id for p in fused(walked, hits, keep=1, k=4, followed=followed)] == ["h1", "f1", "w1", "h2"]
+    assert [p.id for p in fused(walked, hits, keep=1, k=4)] == ["h1", "w1", "f1", "h2"]
+    config = RetrievalConfig(follow_first_pages=0, follow_first_passages=1)
+    assert followed_first(config, PAGES) == 0 and followed_first(config, PASSAGES) == 1
 
 
 def _store(tmp_path, name: str, texts: list[str]) -> PassageStore:
