@@ -206,3 +206,26 @@ def test_entity_first_choice_joins_the_question_and_is_the_first_context(bridge_
     sub = enrich_context(QUESTION, analysis.entities, ranking, agent, evidence, 2, selected=chosen)
     assert {p.doc_id for p in sub.passages} == {"imbrecht", "d4"}
     resources.close()
+
+
+def test_the_page_the_first_passage_names_is_read_right_after_it_where_the_walk_ranked_it_low(bridge_config):
+    """`retrieval.follow_first_passages`: the titles the hybrid's first passage writes are named at question
+    time (the corpus's title gazetteer over the real passage store), whether or not the seed linked them."""
+    from enrich_rag.evidence.graph_rank import GraphRanking
+    from enrich_rag.evidence.retriever import Retriever
+    from enrich_rag.resources import Resources
+
+    found = {}
+    for follow in (0, 1):
+        config = dataclasses.replace(
+            bridge_config, retrieval=dataclasses.replace(bridge_config.retrieval, hybrid_first_passages=1, follow_first_passages=follow)
+        )
+        resources = Resources(config)
+        try:
+            hits = resources.passages.by_doc_ids(["zanthorium", "d1", "d2"])
+            hits = sorted(hits, key=lambda p: p.doc_id != "zanthorium")  # the hybrid's first: the film's page
+            walked = GraphRanking(resources.passages.by_doc_ids(["d3", "d4"]))  # a walk that missed the director
+            found[follow] = [p.doc_id for p in Retriever(resources, config.evidence).order(walked, hits, 3)]
+        finally:
+            resources.close()
+    assert found == {0: ["zanthorium", "d3", "d4"], 1: ["zanthorium", "imbrecht", "d3"]}
