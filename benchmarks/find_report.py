@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.find import within
 from enrich_rag.eval.stats import paired_difference
 
 KS = ("1", "3", "5", "10", "20")
@@ -37,6 +38,13 @@ LEVERS = (
         "find_lever_markup.json",
         "find_scoreboard_lever_markup_off.json",
         "find_scoreboard_lever_markup.json",
+    ),
+    Lever(
+        "the pages the first passage names, read right after it (`retrieval.follow_first_passages`)",
+        "find_lever_follow_off.json",
+        "find_lever_follow.json",
+        "find_scoreboard_lever_follow_off.json",
+        "find_scoreboard_lever_follow.json",
     ),
 )
 
@@ -102,6 +110,33 @@ def lever_table(
         ]
         cells.append(f"{found[0]}, {found[1]} / {found[2]}, {found[3]}" if len(found) == 4 else "")
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def lever_ranks_table(lever: Lever, ranks: tuple[dict[str, Any], dict[str, Any]]) -> list[str]:
+    """Per set the lever changes, the default search's passages that answer within k, off / on, with on
+    minus off paired on the same questions and the questions won and lost: a lever's first look, no reader call."""
+    off, on = ranks
+    lines = [
+        f"{lever.name}, the search alone (off: {off['commit']}, on: {on['commit']}; `{lever.find_off}`, `{lever.find_on}`):",
+        "",
+        "Questions with every passage that answers within k: off / on (on - off [95%], won / lost).",
+        "",
+        "| set | n | " + " | ".join(f"@{k}" for k in KS[1:]) + " |",
+        "|---|---:|" + "---:|" * len(KS[1:]),
+    ]
+    for name, before in off["sets"].items():
+        if name not in on["sets"]:
+            continue
+        by_id = {r["id"]: r["default"]["all"] for r in off["rows"][name]}
+        pairs = [(r["default"]["all"], by_id[r["id"]]) for r in on["rows"][name] if r["id"] in by_id]
+        cells = []
+        for k in KS[1:]:
+            now, was = [within(a, int(k)) for a, _ in pairs], [within(b, int(k)) for _, b in pairs]
+            diff = paired_difference(now, was)
+            won, lost = sum(a > b for a, b in zip(now, was)), sum(a < b for a, b in zip(now, was))
+            cells.append(f"{int(sum(was))} / {int(sum(now))} ({diff.value:+.2f} [{diff.low:+.2f}, {diff.high:+.2f}], +{won}/-{lost})")
+        lines.append(f"| {name} ({before['kind']}) | {len(pairs)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -176,6 +211,8 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
         ranks = _load(root, lever.find_off, only), _load(root, lever.find_on, only)
         if boards[0] and boards[1]:
             levers += ["", *lever_table(lever, (boards[0], boards[1]), (ranks[0], ranks[1]) if ranks[0] and ranks[1] else None)]
+        elif ranks[0] and ranks[1]:  # measured on the search, its scoreboard not yet run
+            levers += ["", *lever_ranks_table(lever, (ranks[0], ranks[1]))]
     if levers:
         lines += ["", "Each lever alone, on the sets it changes (on minus off paired on the same questions):", *levers]
     return lines or ["No find benchmark is committed yet (`python -m benchmarks find --label end`)."]

@@ -97,3 +97,24 @@ def test_a_set_is_stamped_with_the_state_of_what_decides_an_answer_and_a_benchma
     assert package_state(tmp_path) == first + "+changed"
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a package edit")
     assert package_state(tmp_path) not in (first, first + "+changed")
+
+
+def test_a_lever_measured_on_the_search_alone_shows_off_beside_on_paired_until_its_scoreboard_runs(tmp_path):
+    from benchmarks.find_report import LEVERS
+
+    lever = next(lever for lever in LEVERS if lever.find_off == "find_lever_follow_off.json")
+
+    def arm(commit, ranks):
+        rows = [{"id": str(i), **{s: {"all": r, "any": r} for s in ("default", "hybrid", "dense", "bm25")}} for i, r in enumerate(ranks)]
+        return {"commit": commit, "sets": {"hotpotqa": summarise(rows, "dev")}, "rows": {"hotpotqa": rows}}
+
+    (tmp_path / "bench_results").mkdir()
+    (tmp_path / "bench_results" / lever.find_off).write_text(json.dumps(arm("aaa", [2, 7, 12, None])))
+    (tmp_path / "bench_results" / lever.find_on).write_text(json.dumps(arm("bbb", [2, 2, 12, 4])))
+    block = "\n".join(find_block(tmp_path))
+    row = next(line for line in block.splitlines() if line.startswith("| hotpotqa (dev) | 4 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2].startswith("1 / 2 (+0.25 [") and cells[2].endswith("+1/-0)")  # @3: question 1 moved from 7 to 2
+    assert cells[3].startswith("1 / 3 (+0.50 [") and cells[3].endswith("+2/-0)")  # @5: and question 3 found at 4
+    assert cells[5].startswith("3 / 4 (+0.25 [")  # @20
+    assert "off: aaa, on: bbb" in block
