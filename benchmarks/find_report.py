@@ -27,9 +27,10 @@ class Lever:
     board_on: str
 
 
-# The scoreboards of the package as it is: the round's end, and the markup lever's off arm, which is the
-# kept default on the markdown folders (the lever was measured on them alone and not kept).
-NOW_BOARDS = ("find_scoreboard_end.json", "find_scoreboard_lever_markup_off.json")
+# The scoreboards: every set at the package as it is (its sets may span sessions; each is stamped with its
+# package state), then the round's end, and the markup lever's off arm, which is the kept default on the
+# markdown folders (the lever was measured on them alone and not kept).
+NOW_BOARDS = ("find_scoreboard_every_set.json", "find_scoreboard_end.json", "find_scoreboard_lever_markup_off.json")
 
 LEVERS = (
     Lever(
