@@ -167,7 +167,9 @@ def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, s in end["sets"].items():
-        d, t = s["default"], s["top3"]
+        d, t = s["default"], s.get("top3")
+        if t is None:  # an arm of the default alone (a lever's or a setting's): its own table pairs it
+            continue
         before = (start or {}).get("sets", {}).get(name)
         gold = f"{s['gold']['em'][0]:.3f}" if "gold" in s else ""
         dg = s["paired"].get("default - gold", {}).get("em_difference")

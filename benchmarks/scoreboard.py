@@ -11,15 +11,19 @@ only worth reading from a run that had the machine to itself.
 
     python -m benchmarks scoreboard --label end --limit 30
     python -m benchmarks scoreboard --label end --sets structlog      # the held-out folder, once
+    python -m benchmarks scoreboard --label bound_off --sets musique --reads default --agent max_answer_s=3600
     # -> table + bench_results/find_scoreboard_<label>.json
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -66,8 +70,11 @@ def held(rag: EnrichRAG, read_ids: list[str], gold: list[Passage], q: dict[str, 
     return bool(gold) and gold[0].id in read_ids
 
 
-def run_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str, reads: tuple[str, ...] = READS) -> list[dict[str, Any]]:
-    """Each question read as `reads` say (the default loop, one read of the top 3, the gold read), alone."""
+def run_set(
+    rag: EnrichRAG, questions: list[dict[str, Any]], name: str, reads: tuple[str, ...] = READS, agent: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Each question read as `reads` say (the default loop, one read of the top 3, the gold read), alone;
+    `agent`: loop settings other than the project's (an arm such as the answer's bound lifted)."""
     rows = []
     for q in tqdm(questions, desc=name, unit="q"):
         gold = answering(rag, q)
@@ -77,7 +84,7 @@ def run_set(rag: EnrichRAG, questions: list[dict[str, Any]], name: str, reads: t
                 continue
             rag.resources.warm_prompts()  # each read meets the cache a served question meets: the prompt heads
             if read == "default":
-                row[read] = loop_read(rag, q["question"], {})
+                row[read] = loop_read(rag, q["question"], {"agent": agent or {}})
             elif read == "top3":
                 row[read] = plain_read(rag, q["question"], 3)
             else:
@@ -106,10 +113,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "seconds_max": seconds[-1],
             "reader_calls_max": max(p["reader_calls"] for p in per),
         }
-    both = [r for r in rows if "gold" in r]
-    out["paired"] = {"default - top3": paired(rows, "default", "top3")}
-    if both:
-        out["paired"]["default - gold"] = paired(both, "default", "gold")
+    out["paired"] = {}
+    for other in ("top3", "gold"):
+        if both := [r for r in rows if "default" in r and other in r]:
+            out["paired"][f"default - {other}"] = paired(both, "default", other)
     return out
 
 
@@ -121,10 +128,10 @@ def table(result: dict[str, Any]) -> Table:
     for column in (*columns, "p50 / max s", "max calls"):
         out.add_column(column)
     for name, s in result["sets"].items():
-        d, t = s["default"], s["top3"]
-        g = s.get("gold", {"em": [float("nan")]})
-        dg = s["paired"].get("default - gold", {"em_difference": [float("nan")] * 3})["em_difference"]
-        dt = s["paired"]["default - top3"]["em_difference"]
+        nan = {"em": [float("nan")] * 3, "em_difference": [float("nan")] * 3, "held_answering": "", "prompt_tokens_mean": float("nan")}
+        d, t, g = s["default"], s.get("top3", nan), s.get("gold", nan)
+        dg = s["paired"].get("default - gold", nan)["em_difference"]
+        dt = s["paired"].get("default - top3", nan)["em_difference"]
         out.add_row(
             name,
             s.get("commit", result["commit"]),
@@ -142,8 +149,24 @@ def table(result: dict[str, Any]) -> Table:
     return out
 
 
+def settings(items: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` pairs, each value read as YAML (`max_answer_s=3600` is a number)."""
+    bad = [item for item in items if "=" not in item]
+    if bad:
+        raise SystemExit(f"error: --agent takes KEY=VALUE, got {bad[0]!r}")
+    return {key: yaml.safe_load(value) for key, value in (item.split("=", 1) for item in items)}
+
+
 def main(argv: list[str] | None = None) -> None:
-    result, out_path = measured_sets(argv, __doc__ or "", "find_scoreboard_", run_set, lambda rows, kind: summarise(rows) | {"kind": kind})
+    arms = argparse.ArgumentParser(add_help=False)
+    arms.add_argument("--reads", nargs="+", choices=READS, default=list(READS), help="which reads (default: all three)")
+    arms.add_argument("--agent", nargs="+", default=[], metavar="KEY=VALUE", help="loop settings for this arm, e.g. max_answer_s=3600")
+    known, rest = arms.parse_known_args(argv)
+    agent = settings(known.agent)
+    measure = functools.partial(run_set, reads=tuple(known.reads), agent=agent)
+    result, out_path = measured_sets(
+        rest, __doc__ or "", "find_scoreboard_", measure, lambda rows, kind: summarise(rows) | {"kind": kind, "agent": agent}
+    )
     Console(width=220).print(table(result))
     print(f"wrote {out_path.relative_to(ROOT)}")
 

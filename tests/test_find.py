@@ -118,3 +118,20 @@ def test_a_lever_measured_on_the_search_alone_shows_off_beside_on_paired_until_i
     assert cells[3].startswith("1 / 3 (+0.50 [") and cells[3].endswith("+2/-0)")  # @5: and question 3 found at 4
     assert cells[5].startswith("3 / 4 (+0.25 [")  # @20
     assert "off: aaa, on: bbb" in block
+
+
+def test_an_arm_of_the_default_alone_is_summarised_and_tabled_with_its_settings_read_as_yaml():
+    import pytest
+
+    from benchmarks.scoreboard import settings, table
+    from benchmarks.scoreboard import summarise as board_summary
+
+    assert settings(["max_answer_s=3600", "plan_when=always"]) == {"max_answer_s": 3600, "plan_when": "always"}
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        settings(["max_answer_s"])
+    read = {"held_answering": True, "prefill_tokens": 300, "seconds": 4.0, "reader_calls": 2}
+    rows = [{"id": str(i), "default": read | {"right": i < 2}} for i in range(4)]
+    summary = board_summary(rows)
+    assert summary["default"]["right"] == 2 and summary["paired"] == {} and "top3" not in summary
+    rendered = table({"commit": "abc", "sets": {"musique": summary | {"kind": "dev", "commit": "abc", "package": "p1"}}})
+    assert rendered.row_count == 1 and "one package state p1" in str(rendered.title)
