@@ -44,7 +44,7 @@ LEVERS = (
         "the pages the first passage names, read right after it (`retrieval.follow_first_passages`)",
         "find_lever_follow_off.json",
         "find_lever_follow.json",
-        "find_scoreboard_lever_follow_off.json",
+        "find_scoreboard_every_set.json",  # its off arm: the package as it is, every set
         "find_scoreboard_lever_follow.json",
     ),
 )
@@ -93,12 +93,10 @@ def lever_table(
         if after is None:
             continue
         cells = [f"{name} ({before['kind']})", str(before["questions"])]
-        for read in ("default", "top3"):
-            cells += [
-                f"{before[read]['em'][0]:.3f} / {after[read]['em'][0]:.3f}",
-                _paired_commits(off["rows"][name], on["rows"][name], read),
-            ]
-        tokens = [f"{arm[r]['prompt_tokens_mean']:.0f}" for arm in (before, after) for r in ("default", "top3")]
+        for read in ("default", "top3"):  # an arm may have read the default alone
+            ems = [f"{arm[read]['em'][0]:.3f}" if read in arm else "-" for arm in (before, after)]
+            cells += [" / ".join(ems), _paired_commits(off["rows"][name], on["rows"][name], read)]
+        tokens = [f"{arm[r]['prompt_tokens_mean']:.0f}" if r in arm else "-" for arm in (before, after) for r in ("default", "top3")]
         cells += [
             f"{tokens[0]}, {tokens[1]} / {tokens[2]}, {tokens[3]}",
             f"{before['default']['seconds_p50']:.1f} / {after['default']['seconds_p50']:.1f}",
