@@ -212,7 +212,7 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
         ranks = _load(root, lever.find_off, only), _load(root, lever.find_on, only)
         if boards[0] and boards[1]:
             levers += ["", *lever_table(lever, (boards[0], boards[1]), (ranks[0], ranks[1]) if ranks[0] and ranks[1] else None)]
-        elif ranks[0] and ranks[1]:  # measured on the search, its scoreboard not yet run
+        if ranks[0] and ranks[1] and any(s["kind"] == "dev" for s in ranks[0]["sets"].values()):  # every gold paragraph, off beside on
             levers += ["", *lever_ranks_table(lever, (ranks[0], ranks[1]))]
     if levers:
         lines += ["", "Each lever alone, on the sets it changes (on minus off paired on the same questions):", *levers]
