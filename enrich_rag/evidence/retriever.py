@@ -72,7 +72,7 @@ class Retriever:
         if follow and keep and hits:  # the first passage is the hybrid's first only where it is kept
             first = hits[0]
             titles = [t for t in self.resources.title_gazetteer().named_titles(first.text) if t != first.title]
-            by_title = {}
+            by_title: dict[str, list[Passage]] = {}
             for chunk in self.resources.passages.by_titles(titles):
                 by_title.setdefault(chunk.title, []).append(chunk)
             named = [chunk for t in titles for chunk in by_title.get(t, ()) if chunk.doc_id != first.doc_id]
