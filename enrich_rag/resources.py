@@ -113,9 +113,9 @@ class Resources:
             )
             if not self.config.extraction.title_links:
                 return extractor
-            from enrich_rag.extract.title_links import TitleGazetteer, TitleLinkingExtractor
+            from enrich_rag.extract.title_links import TitleLinkingExtractor
 
-            return TitleLinkingExtractor(extractor, TitleGazetteer(self.passages.titles()))
+            return TitleLinkingExtractor(extractor, self.title_gazetteer())
 
         return self._get("extractor", load)
 

@@ -42,10 +42,11 @@ class TitleGazetteer:
         seen: set[tuple[str, ...]] = set()
         for title in titles:
             for surface in title_surfaces(title):
+                if not _linkable(surface):
+                    continue
+                self._titles.setdefault(surface, []).append(title)
                 words = tuple(_WORD.findall(surface))
-                if _linkable(surface):
-                    self._titles.setdefault(surface, []).append(title)
-                if _linkable(surface) and words not in seen:
+                if words not in seen:
                     seen.add(words)
                     self._by_first.setdefault(words[0], []).append((words, surface))
         for candidates in self._by_first.values():
