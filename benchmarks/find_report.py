@@ -23,8 +23,8 @@ class Lever:
     name: str
     find_off: str
     find_on: str
-    board_off: str
-    board_on: str
+    board_off: tuple[str, ...]  # an arm's sets may come from several runs: each set from the last file that has it
+    board_on: tuple[str, ...]
 
 
 # The scoreboards: every set at the package as it is (its sets may span sessions; each is stamped with its
@@ -37,15 +37,16 @@ LEVERS = (
         "markdown's markup read as text",
         "find_lever_markup_off.json",
         "find_lever_markup.json",
-        "find_scoreboard_lever_markup_off.json",
-        "find_scoreboard_lever_markup.json",
+        ("find_scoreboard_lever_markup_off.json",),
+        ("find_scoreboard_lever_markup.json",),
     ),
     Lever(
         "the pages the first passage names, read right after it (`retrieval.follow_first_passages`)",
         "find_lever_follow_off.json",
         "find_lever_follow.json",
-        "find_scoreboard_every_set.json",  # its off arm: the package as it is, every set
-        "find_scoreboard_lever_follow.json",
+        # Its off arm: the package as it is, every set, and HotpotQA's default run beside the on arm.
+        ("find_scoreboard_every_set.json", "find_scoreboard_follow_hotpotqa_off.json"),
+        ("find_scoreboard_lever_follow.json",),
     ),
 )
 
@@ -55,6 +56,16 @@ def _load(root: Path, name: str, only: frozenset[str] | None) -> dict[str, Any] 
     if not path.exists() or (only is not None and f"bench_results/{name}" not in only):
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _boards(root: Path, names: tuple[str, ...], only: frozenset[str] | None) -> dict[str, Any] | None:
+    """Scoreboard files read as one: each set (with its commit) from the last file that has it."""
+    loaded = [board for name in names if (board := _load(root, name, only))]
+    if not loaded:
+        return None
+    sets = {name: data | {"commit": data.get("commit", board["commit"])} for board in loaded for name, data in board["sets"].items()}
+    rows = {name: board["rows"][name] for board in loaded for name in board["sets"]}
+    return {"commit": " + ".join(dict.fromkeys(board["commit"] for board in loaded)), "sets": sets, "rows": rows}
 
 
 def rank_table(start: dict[str, Any], end: dict[str, Any]) -> list[str]:
@@ -82,11 +93,11 @@ def lever_table(
     prompt tokens, p50 seconds, and the answering passage at rank 1 and within 3 (default search)."""
     off, on = boards
     lines = [
-        f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{lever.board_off}`, `{lever.board_on}`):",
+        f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{'`, `'.join(lever.board_off + lever.board_on)}`):",
         "",
         "| set | n | default EM off / on | on - off | one read EM off / on | on - off | prompt tokens default, one read: off / on "
-        "| p50 s off / on | answering passage @1, @3: off / on |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| p50 s off / on | answering passage @1, @3: off / on | commit off / on |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, before in off["sets"].items():
         after = on["sets"].get(name)
@@ -108,6 +119,7 @@ def lever_table(
             for k in ("1", "3")
         ]
         cells.append(f"{found[0]}, {found[1]} / {found[2]}, {found[3]}" if len(found) == 4 else "")
+        cells.append(f"{before['commit']} / {after['commit']}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -208,7 +220,7 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
             lines += ["", f"`{name}`:", "", *scoreboard_table(board_start, board)]
     levers: list[str] = []
     for lever in LEVERS:
-        boards = _load(root, lever.board_off, only), _load(root, lever.board_on, only)
+        boards = _boards(root, lever.board_off, only), _boards(root, lever.board_on, only)
         ranks = _load(root, lever.find_off, only), _load(root, lever.find_on, only)
         if boards[0] and boards[1]:
             levers += ["", *lever_table(lever, (boards[0], boards[1]), (ranks[0], ranks[1]) if ranks[0] and ranks[1] else None)]

@@ -120,6 +120,13 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _difference(pair: dict[str, Any] | None) -> str:
+    if pair is None:
+        return "-"
+    low, high = pair["em_difference"][1:]
+    return f"{pair['em_difference'][0]:+.3f} [{low:+.2f}, {high:+.2f}]"
+
+
 def table(result: dict[str, Any]) -> Table:
     states = {s.get("package", "?") for s in result["sets"].values()}
     one = f"one package state {states.pop()}" if len(states) == 1 else f"MIXED package states {sorted(states)}: not one default"
@@ -128,21 +135,17 @@ def table(result: dict[str, Any]) -> Table:
     for column in (*columns, "p50 / max s", "max calls"):
         out.add_column(column)
     for name, s in result["sets"].items():
-        nan = {"em": [float("nan")] * 3, "em_difference": [float("nan")] * 3, "held_answering": "", "prompt_tokens_mean": float("nan")}
-        d, t, g = s["default"], s.get("top3", nan), s.get("gold", nan)
-        dg = s["paired"].get("default - gold", nan)["em_difference"]
-        dt = s["paired"].get("default - top3", nan)["em_difference"]
+        d, t, g = s["default"], s.get("top3"), s.get("gold")  # an arm may have read the default alone: "-"
         out.add_row(
             name,
             s.get("commit", result["commit"]),
             str(s["questions"]),
             f"{d['em'][0]:.3f} [{d['em'][1]:.2f}, {d['em'][2]:.2f}]",
-            f"{t['em'][0]:.3f}",
-            f"{g['em'][0]:.3f}",
-            f"{dt[0]:+.3f} [{dt[1]:+.2f}, {dt[2]:+.2f}]",
-            f"{dg[0]:+.3f} [{dg[1]:+.2f}, {dg[2]:+.2f}]",
-            f"{d['held_answering']}/{t['held_answering']}",
-            f"{d['prompt_tokens_mean']:.0f}/{t['prompt_tokens_mean']:.0f}",
+            f"{t['em'][0]:.3f}" if t else "-",
+            f"{g['em'][0]:.3f}" if g else "-",
+            *(_difference(s["paired"].get(pair)) for pair in ("default - top3", "default - gold")),
+            f"{d['held_answering']}/{t['held_answering'] if t else '-'}",
+            f"{d['prompt_tokens_mean']:.0f}/{t['prompt_tokens_mean']:.0f}" if t else f"{d['prompt_tokens_mean']:.0f}/-",
             f"{d['seconds_p50']:.1f} / {d['seconds_max']:.1f}",
             str(d["reader_calls_max"]),
         )

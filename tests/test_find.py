@@ -66,12 +66,12 @@ def test_a_lever_is_shown_off_beside_on_paired_on_the_same_questions(tmp_path):
 
     lever = LEVERS[0]
     (tmp_path / "bench_results").mkdir()
-    (tmp_path / "bench_results" / lever.board_off).write_text(json.dumps(board("aaa", [True, False, False, False], 400)))
-    (tmp_path / "bench_results" / lever.board_on).write_text(json.dumps(board("bbb", [True, True, True, False], 300)))
+    (tmp_path / "bench_results" / lever.board_off[0]).write_text(json.dumps(board("aaa", [True, False, False, False], 400)))
+    (tmp_path / "bench_results" / lever.board_on[0]).write_text(json.dumps(board("bbb", [True, True, True, False], 300)))
     block = "\n".join(find_block(tmp_path))
     row = block.split("Each lever alone")[1].splitlines()[-1]
     assert row.startswith("| npm (docs) | 4 | 0.250 / 0.750 | +0.500 [") and "| 400, 400 / 300, 300 |" in row
-    assert f"off: aaa, on: bbb; `{lever.board_off}`" in block
+    assert row.endswith("| aaa / bbb |") and f"off: aaa, on: bbb; `{lever.board_off[0]}`" in block
 
 
 def test_a_set_is_stamped_with_the_state_of_what_decides_an_answer_and_a_benchmark_edit_leaves_it(tmp_path):
