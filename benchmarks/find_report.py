@@ -44,8 +44,8 @@ LEVERS = (
         "the pages the first passage names, read right after it (`retrieval.follow_first_passages`)",
         "find_lever_follow_off.json",
         "find_lever_follow.json",
-        # Its off arm: the package as it is, every set, and HotpotQA's default run beside the on arm.
-        ("find_scoreboard_every_set.json", "find_scoreboard_follow_hotpotqa_off.json"),
+        # Its off arm: the package as it is, every set, and the default alone run beside the on arm (HotpotQA, NQ).
+        ("find_scoreboard_every_set.json", "find_scoreboard_lever_follow_off.json"),
         ("find_scoreboard_lever_follow.json",),
     ),
 )
