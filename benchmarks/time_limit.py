@@ -111,13 +111,13 @@ def wave_report() -> dict[str, Any]:
     return out
 
 
+def _read(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def report() -> None:
     result = {
-        "answers": {
-            name: sets
-            for before, after in reversed(PAIRS)
-            for name, sets in answers_report(json.loads(before.read_text(encoding="utf-8")), json.loads(after.read_text(encoding="utf-8"))).items()
-        },
+        "answers": {name: sets for before, after in reversed(PAIRS) for name, sets in answers_report(_read(before), _read(after)).items()},
         "waves": wave_report(),
     }
     console = Console(width=200)
