@@ -123,11 +123,12 @@ class Resources:
         """The corpus's page titles, for naming pages at question time; built again when they change."""
         from enrich_rag.extract.title_links import TitleGazetteer
 
-        titles = tuple(self.passages.titles())
+        signature = self.passages.signature()
         cached = self._loaded.get("title_gazetteer")
-        if cached is None or cached[0] != titles:
+        if cached is None or cached[0] != signature:
+            titles = self.passages.titles()
             with self._lock:
-                self._loaded["title_gazetteer"] = cached = (titles, TitleGazetteer(titles))
+                self._loaded["title_gazetteer"] = cached = (signature, TitleGazetteer(titles))
         return cached[1]
 
     @property

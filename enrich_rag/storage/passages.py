@@ -170,6 +170,13 @@ class PassageStore:
             row = self._table().execute("SELECT avg(CASE WHEN section <> '' AND section <> title THEN 1 ELSE 0 END) FROM chunks").fetchall()
         return float(row[0][0] or 0.0)
 
+    def signature(self) -> tuple:
+        """Changes whenever the live chunks do (the chunks file, an added or removed document): a key for
+        what is built from them, checked without a query."""
+        with self._lock:
+            self._table()  # brought up to date first: `_current` alone would mark a graph change as seen
+            return self._signature or ()
+
     def titles(self) -> list[str]:
         with self._lock:
             return [row[0] for row in self._table().execute("SELECT DISTINCT title FROM chunks ORDER BY title").fetchall()]

@@ -50,8 +50,11 @@ def _corpus_ids(resources: Resources, query: str) -> list[str]:
 
 def test_added_documents_are_searched_linked_both_ways_and_skipped_when_unchanged(gap_config, spacy_extractor, tmp_path):
     resources = _resources(gap_config, spacy_extractor)
+    before = resources.title_gazetteer()
+    assert resources.title_gazetteer() is before and before.named_titles("Tenet, a film") == []  # kept while nothing changes
     folder = _docs(tmp_path, tenet_md=TENET, kemble_md=KEMBLE)
     update = _add(resources, [folder])
+    assert resources.title_gazetteer().named_titles("Tenet, a film") == ["Tenet"]  # the question-time titles follow the corpus
     assert update.partition and update.partition.startswith("add-")
     assert sorted(update.added) == ["kemble.md", "tenet.md"] and update.chunks_added == 2
     tenet = resources.passages.by_doc_ids(["tenet.md"])
@@ -85,7 +88,10 @@ def test_removed_documents_are_hidden_and_a_rollback_brings_them_back(gap_config
     resources = _resources(gap_config, spacy_extractor)
     dicaprio = node_id("Leonardo DiCaprio")
     assert resources.store.neighbors([dicaprio])
+    title = resources.passages.by_doc_ids(["dicaprio"])[0].title
+    assert resources.title_gazetteer().named_titles(f"a film with {title}") == [title]
     update = _remove(resources, ["dicaprio"])
+    assert resources.title_gazetteer().named_titles(f"a film with {title}") == []
     assert update.partition and update.partition.startswith("remove-") and update.chunks_removed == 1
     assert resources.passages.by_doc_ids(["dicaprio"]) == []
     assert "dicaprio::c0" not in _corpus_ids(resources, "Leonardo DiCaprio American actor Academy Award")
