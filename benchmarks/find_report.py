@@ -96,8 +96,8 @@ def lever_table(
         f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{'`, `'.join(lever.board_off + lever.board_on)}`):",
         "",
         "| set | n | default EM off / on | on - off | one read EM off / on | on - off | prompt tokens default, one read: off / on "
-        "| p50 s off / on | answering passage @1, @3: off / on | commit off / on |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| p50 s off / on | answering passage @1, @3: off / on | default held every one: off / on | commit off / on |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, before in off["sets"].items():
         after = on["sets"].get(name)
@@ -119,6 +119,7 @@ def lever_table(
             for k in ("1", "3")
         ]
         cells.append(f"{found[0]}, {found[1]} / {found[2]}, {found[3]}" if len(found) == 4 else "")
+        cells.append(f"{before['default']['held_answering']} / {after['default']['held_answering']}")
         cells.append(f"{before['commit']} / {after['commit']}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines

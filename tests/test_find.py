@@ -71,7 +71,7 @@ def test_a_lever_is_shown_off_beside_on_paired_on_the_same_questions(tmp_path):
     block = "\n".join(find_block(tmp_path))
     row = block.split("Each lever alone")[1].splitlines()[-1]
     assert row.startswith("| npm (docs) | 4 | 0.250 / 0.750 | +0.500 [") and "| 400, 400 / 300, 300 |" in row
-    assert row.endswith("| aaa / bbb |") and f"off: aaa, on: bbb; `{lever.board_off[0]}`" in block
+    assert row.endswith("| 4 / 4 | aaa / bbb |") and f"off: aaa, on: bbb; `{lever.board_off[0]}`" in block
 
 
 def test_a_set_is_stamped_with_the_state_of_what_decides_an_answer_and_a_benchmark_edit_leaves_it(tmp_path):
