@@ -167,12 +167,16 @@ class Resources:
         return self._get(key, load)
 
     def retrieval(self):
+        from enrich_rag.evidence.fusion import dense_weight
         from enrich_rag.evidence.select import corpus_retrieval
 
-        return self._get(
-            "retrieval",
-            lambda: corpus_retrieval(self.config, self.corpus_index, self.passages, store=self.store, graph_index=self.graph_index),
-        )
+        def load():
+            weight = dense_weight(self.config, self.corpus_kind)
+            return corpus_retrieval(
+                self.config, self.corpus_index, self.passages, store=self.store, graph_index=self.graph_index, dense_weight=weight
+            )
+
+        return self._get("retrieval", load)
 
     @property
     def corpus_kind(self) -> str:

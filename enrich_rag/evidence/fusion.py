@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from enrich_rag.config import RetrievalConfig
+from enrich_rag.config import Config, RetrievalConfig
 from enrich_rag.storage.passages import Passage
 
 PAGES, PASSAGES = "pages", "passages"
@@ -26,6 +26,11 @@ def corpus_kind(sectioned_share: float) -> str:
 def hybrid_first(config: RetrievalConfig, kind: str) -> int:
     """How many of the hybrid's first passages the walk may not move down, for this kind of corpus."""
     return config.hybrid_first_pages if kind == PAGES else config.hybrid_first_passages
+
+
+def dense_weight(config: Config, kind: str) -> float:
+    """The corpus hybrid's dense weight for this kind of corpus."""
+    return config.retrieval.dense_weight_pages if kind == PAGES else config.embeddings.dense_weight
 
 
 def followed_first(config: RetrievalConfig, kind: str) -> int:

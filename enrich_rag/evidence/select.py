@@ -13,7 +13,7 @@ the evidence tree (evidence/enrich_context.py), not the reader's context itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from enrich_rag.config import Config, EvidenceConfig
@@ -49,9 +49,19 @@ class Retrieval:
     graph: Callable[[str, int], list[Passage]] | None = None
 
 
-def corpus_retrieval(config: Config, corpus_index, passages: PassageStore, store: GraphStore | None = None, graph_index=None) -> Retrieval:
+def corpus_retrieval(
+    config: Config,
+    corpus_index,
+    passages: PassageStore,
+    store: GraphStore | None = None,
+    graph_index=None,
+    dense_weight: float | None = None,
+) -> Retrieval:
+    """`dense_weight`: the corpus hybrid's, where the kind of corpus sets its own (evidence/fusion.py)."""
+    corpus_config = config.embeddings if dense_weight is None else replace(config.embeddings, dense_weight=dense_weight)
+
     def corpus(query: str, limit: int) -> list[Passage]:
-        hits = search(corpus_index, query, limit, config=config.embeddings, columns=())
+        hits = search(corpus_index, query, limit, config=corpus_config, columns=())
         found = {p.id: p for p in passages.by_ids([h["id"] for h in hits])}
         return normalised([found[h["id"]].scored(h["score"]) for h in hits if h["id"] in found])
 

@@ -3,15 +3,20 @@ chosen per kind of corpus, told apart from real chunk files."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pyarrow as pa
 
 from enrich_rag.config import RetrievalConfig
-from enrich_rag.evidence.fusion import PAGES, PASSAGES, corpus_kind, followed_first, fused, hybrid_first, linked_pages
+from enrich_rag.evidence.fusion import PAGES, PASSAGES, corpus_kind, dense_weight, followed_first, fused, hybrid_first, linked_pages
 from enrich_rag.extract.title_links import TitleGazetteer
+from enrich_rag.index.embeddings import search
 from enrich_rag.ingest.documents import text_document
+from enrich_rag.resources import Resources
 from enrich_rag.stages.chunking import chunk_document
 from enrich_rag.storage.atomic import write_parquet_atomic
 from enrich_rag.storage.passages import CHUNKS, Passage, PassageStore
+from tests.conftest import build_small, small_config_at
 
 
 def _passages(*ids: str) -> list[Passage]:
@@ -74,3 +79,43 @@ def test_documentation_pages_and_titled_paragraphs_are_told_apart_by_their_secti
     assert wiki.sectioned_share() == 0.0 and corpus_kind(wiki.sectioned_share()) == PASSAGES
     config = RetrievalConfig(hybrid_first_pages=20, hybrid_first_passages=1)
     assert hybrid_first(config, PAGES) == 20 and hybrid_first(config, PASSAGES) == 1
+
+
+DOC_PAGES = {
+    "gc.md": "# dvc gc\n\n## Options\n\n### `--dry`\n\nOnly print the objects `gc` would remove.\n",
+    "cache.md": "# Cache\n\n## Cleaning up\n\nDeleting unused files from the cache frees disk space; see which data goes first.\n",
+    "remote.md": "# Remotes\n\n## Storage\n\nA remote keeps copies of your data on S3 or a shared drive.\n",
+}
+
+
+def test_documentation_weighs_the_hybrids_bm25_by_its_own_setting(tmp_path, spacy_extractor):
+    """A documentation corpus searches with `retrieval.dense_weight_pages`, titled passages with
+    `embeddings.dense_weight`: a real txtai index over real markdown pages."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOC_PAGES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    base = small_config_at(tmp_path)
+    config = dataclasses.replace(
+        base,
+        corpus=dataclasses.replace(base.corpus, source=str(folder), format="folder"),
+        embeddings=dataclasses.replace(base.embeddings, dense_weight=1.0),
+        retrieval=dataclasses.replace(base.retrieval, dense_weight_pages=0.0),
+    )
+    build_small(config, spacy_extractor)
+    question = "Cleaning up the cache: which option only prints the objects?"
+    resources = Resources(config, seed_extractor=spacy_extractor)
+    try:
+        assert resources.corpus_kind == PAGES and dense_weight(config, PAGES) == 0.0 and dense_weight(config, PASSAGES) == 1.0
+        order = [p.id for p in resources.retrieval().corpus(question, 3)]
+        by_weight = {
+            w: [
+                h["id"]
+                for h in search(resources.corpus_index, question, 3, dataclasses.replace(config.embeddings, dense_weight=w), columns=())
+            ]
+            for w in (0.0, 1.0)
+        }
+        assert by_weight[0.0][0] == "gc.md::c0" and by_weight[1.0][0] == "cache.md::c0"  # BM25 and the dense model disagree
+        assert order == by_weight[0.0]
+    finally:
+        resources.close()
