@@ -48,6 +48,13 @@ LEVERS = (
         ("find_scoreboard_every_set.json", "find_scoreboard_lever_follow_off.json"),
         ("find_scoreboard_lever_follow.json",),
     ),
+    Lever(
+        "documentation's hybrid weighing BM25 more (`retrieval.dense_weight_pages` 0.6 -> 0.4)",
+        "find_lever_bm25_off.json",
+        "find_lever_bm25.json",
+        ("find_scoreboard_lever_bm25_off.json",),
+        ("find_scoreboard_lever_bm25.json",),
+    ),
 )
 
 

@@ -5,7 +5,9 @@ documentation it moves the passage that answers off first place: the entities a 
 (`Git`, `npm`) are on every page, so their mass drowns the words of the question. The hybrid's first
 passages are therefore kept where they are, and the walk orders the rest; how many are kept is chosen
 per kind of corpus (`retrieval.hybrid_first_*`), told apart by the share of chunks under a section
-heading. Measured on every set with `python -m benchmarks find` (bench_results/find_*.json).
+heading. The hybrid itself weighs BM25 by kind too: documentation questions name identifiers
+(`--dry`, `show_default`) that match as written. Measured on every set with `python -m benchmarks find`
+(bench_results/find_*.json).
 """
 
 from __future__ import annotations
