@@ -186,7 +186,7 @@ class RetrievalConfig:
     follow_first_passages: int = bounded(0, ge=0, le=20)  # titled paragraphs
     # The corpus hybrid's dense weight on documentation, whose questions name identifiers BM25 matches as
     # written; titled passages (and the graph index) keep `embeddings.dense_weight`.
-    dense_weight_pages: float = bounded(0.6, ge=0.0, le=1.0)
+    dense_weight_pages: float = bounded(0.4, ge=0.0, le=1.0)
 
 
 @dataclass(frozen=True)
