@@ -5,7 +5,19 @@ import json
 import logging
 
 from benchmarks.peers.compare import side_by_side, table_lines, where_others_do_better
-from benchmarks.peers.sets import ROOT, checkpoint, corpus, documents, fold_interrupted, logged_run, paragraphs, questions, warnings_logged
+from benchmarks.peers.sets import (
+    ROOT,
+    checkpoint,
+    corpus,
+    documents,
+    fold_interrupted,
+    gold_held,
+    gold_paragraphs,
+    logged_run,
+    paragraphs,
+    questions,
+    warnings_logged,
+)
 from enrich_rag.eval.datasets import QAItem
 
 
@@ -173,3 +185,54 @@ def test_an_index_run_killed_mid_way_is_still_counted_from_its_last_checkpoint(t
     assert list(tmp_path.iterdir()) == [tmp_path / "index_runs.jsonl"]  # no checkpoint or temp file left
     fold_interrupted(tmp_path)  # a finished run leaves nothing to fold
     assert logged_run(tmp_path, run(10.0, 0, 1))["runs"] == 3
+
+
+def test_a_gold_paragraph_is_in_context_when_its_text_is_not_when_only_its_title_is():
+    item = questions("hotpotqa", 1)[0]  # a real dev question: two gold paragraphs among ten
+    gold = gold_paragraphs(item)
+    assert len(gold) == 2 and len(item.contexts) == 10
+    (title_a, text_a), (title_b, text_b) = gold
+    distractor = next(f"{t}\n{x}" for t, x in item.contexts if (t, x) not in gold)
+    # LightRAG hands its chunks as JSON lines (escaped line breaks and quotes), the paragraphs run together
+    chunk = json.dumps({"content": f"{distractor}\n\n{title_a}\n{text_a}\n\n{title_b}\n{text_b}"}, ensure_ascii=False)
+    assert gold_held(item, "---Context---\n" + chunk) == [title_a, title_b]
+    assert gold_held(item, f"Entities: {title_a}; {title_b}\n{distractor}") == []  # named, never read
+    words_b = text_b.split()
+    cut = f"{title_a}\n{text_a.upper()}\n{' '.join(words_b[: len(words_b) // 4])}"  # a chunk edge cuts b early
+    assert gold_held(item, cut) == [title_a]
+    assert gold_held(item, " ".join(words_b[len(words_b) * 3 // 10 :])) == [title_b]  # b's last 70% is enough
+
+
+def test_a_peers_reader_log_counts_each_call_and_keeps_what_it_was_handed():
+    import asyncio
+
+    from benchmarks.peers.callables import ReaderLog, reader_function
+    from tests.scripted_llm import ScriptedLLM
+
+    log = ReaderLog()
+    llm = reader_function(ScriptedLLM([("Nolan", 1.1)]), log, lambda kwargs: "stream" in kwargs)
+    turns = [{"role": "user", "content": "an example"}, {"role": "assistant", "content": "its reply"}]
+    answer = asyncio.run(llm("Who directed Inception?", system_prompt="Nolan directed Inception.", history_messages=turns, stream=False))
+    assert answer == "Nolan" and log.calls == 1
+    assert log.prompts == ["Nolan directed Inception.\nan example\nits reply\nWho directed Inception?"]
+
+
+def test_the_side_by_side_says_how_often_each_context_held_every_gold_paragraph(tmp_path):
+    def held(row, found):
+        return row | {"gold_in_context": found, "gold_paragraphs": 2}
+
+    own = [held(_row("a", "default", 1.0), ["x", "y"]), held(_row("b", "default", 0.0), ["x"])]
+    _files(tmp_path, "enrichrag", _index(10.0, 0, 0), own)
+    peer = [held(_row("a", "mix", 1.0), ["x"]), held(_row("b", "mix", 0.0), ["x", "y"]), held(_row("c", "mix", 0.0), ["x", "y"])]
+    _files(tmp_path, "lightrag", _index(400.0, 900, 100), peer + [_row("a", "naive", 0.0)])
+    result = side_by_side(tmp_path, "toy", 2)
+    assert result["summary"]["enrichrag:default"]["gold_all_in_context"] == 0.5
+    assert result["summary"]["lightrag:mix"]["gold_all_in_context"] == round(2 / 3, 4)
+    assert result["summary"]["lightrag:naive"]["gold_all_in_context"] is None  # a row that did not record it
+    paired = result["paired"]["enrichrag:default - lightrag:mix"]
+    assert paired["n"] == 2 and paired["gold_all"] == 0.0  # a: 1 vs 0, b: 0 vs 1
+    assert "gold_all" not in result["paired"]["enrichrag:default - lightrag:naive"]
+    page = "\n".join(table_lines(result, "`x`"))
+    assert "| enrichrag:default | 0.500 [" in page and "] | 0.500 | 0.500 | 1.0 |" in page  # contained, then held
+    assert "every gold paragraph in context 0.000 [" in page
+    assert "- lightrag:mix: every gold paragraph in context 0.667 vs 0.500" in page

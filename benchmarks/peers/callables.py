@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,18 @@ from enrich_rag.llm.prompts import Prompt
 ANSWER_TOKENS = 64
 EXTRACT_TOKENS = 1024
 EMBED_TOKENS = 8192  # declared so a peer keeps its own 1,200-token chunks; MiniLM embeds their first 256 word pieces
+
+
+@dataclass
+class ReaderLog:
+    """What a peer asked of the reader: the calls the reader answered (a peer's cached replies make none) and
+    every prompt it was handed, cached or not, so a row can say what its context held."""
+
+    calls: int = 0
+    prompts: list[str] = field(default_factory=list)
+
+    def handed(self, *parts: str | None) -> None:
+        self.prompts.append("\n".join(part for part in parts if part))
 
 
 class ReaderTokenizer:
@@ -37,17 +50,18 @@ class ReaderTokenizer:
         return self._inner.decode(tokens)
 
 
-def reader_function(reader: Any, calls: list[int], is_answer: Callable[[dict[str, Any]], bool]) -> Callable[..., Awaitable[str]]:
+def reader_function(reader: Any, log: ReaderLog, is_answer: Callable[[dict[str, Any]], bool]) -> Callable[..., Awaitable[str]]:
     """The peer's `llm_model_func`: its system prompt, history turns and prompt as the reader's chat turns.
-    `is_answer(kwargs)` tells the query's answer call (capped at a short answer) from an extraction's;
-    `calls` gets one entry per call the reader answers (a peer's cached replies make none)."""
+    `is_answer(kwargs)` tells the query's answer call (capped at a short answer) from an extraction's; `log`
+    counts each call and keeps what it was handed."""
 
     async def llm(prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kwargs: Any) -> str:
         history = history_messages or []
         shots = tuple((history[i]["content"], history[i + 1]["content"]) for i in range(0, len(history) - 1, 2))
         asked = Prompt(system_prompt or "", shots, prompt, "", "")
         limit = ANSWER_TOKENS if is_answer(kwargs | {"system_prompt": system_prompt}) else EXTRACT_TOKENS
-        calls.append(1)
+        log.calls += 1
+        log.handed(system_prompt, *(m["content"] for m in history), prompt)
         return (await asyncio.to_thread(reader.generate, asked, limit, ())).text
 
     return llm

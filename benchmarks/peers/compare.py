@@ -77,13 +77,23 @@ def projected(root: Path, system: str, name: str, n: int, chars: CorpusChars) ->
     )
 
 
+def with_gold_held(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with `gold_all` (1.0 when what it handed the reader held every gold paragraph) where it
+    recorded what its context held; older rows did not, and stay without it."""
+    if not row.get("gold_paragraphs"):
+        return row
+    return row | {"gold_all": float(len(row["gold_in_context"]) == row["gold_paragraphs"])}
+
+
 def answers_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     em, f1 = bootstrap([r["em"] for r in rows]), bootstrap([r["f1"] for r in rows])
+    held = [r["gold_all"] for r in rows if "gold_all" in r]
     return {
         "n": len(rows),
         "em": [round(em.value, 4), *em.to_list()],
         "f1": [round(f1.value, 4), *f1.to_list()],
         "contained": round(sum(r["contained"] for r in rows) / len(rows), 4),
+        "gold_all_in_context": round(sum(held) / len(held), 4) if len(held) == len(rows) else None,
         "seconds_p50": round(statistics.median(r["seconds"] for r in rows), 2),
         "reader_calls_mean": round(statistics.fmean(r["reader_calls"] for r in rows), 2),
         "prompt_tokens_mean": round(statistics.fmean(r["tokens"].get("prefill_tokens", 0) for r in rows), 1),
@@ -96,7 +106,7 @@ def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, 
     (what a peer does better is read off its `peer_only`)."""
     both = list(zip(*paired_rows(base, rows), strict=True))
     won = [(mine, peer) for mine, peer in both if peer["em"] > mine["em"]]
-    return compare(base, rows, ("em", "f1")) | {
+    return compare(base, rows, ("em", "f1", "gold_all")) | {
         "default_only": [mine["id"] for mine, peer in both if mine["em"] > peer["em"]],
         "peer_only": [peer["id"] for _, peer in won],
         "peer_only_answers": [
@@ -118,7 +128,7 @@ def side_by_side(root: Path, name: str, n: int, chars: CorpusChars = corpus_char
         if not index and (reason := projected(root, system, name, n, chars)):
             systems[system]["not_run"] = reason
         for row in (answered or {}).get("answers", []):
-            rows.setdefault((system, row["mode"]), []).append(row)
+            rows.setdefault((system, row["mode"]), []).append(with_gold_held(row))
     summary = {f"{s}:{m}": answers_summary(r) for (s, m), r in rows.items()}
     base = rows.get(BASE, [])
     paired = {f"{BASE[0]}:{BASE[1]} - {s}:{m}": versus(base, r) for (s, m), r in rows.items() if (s, m) != BASE and base}
@@ -150,13 +160,15 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         f"Same reader (Qwen2.5 1.5B, llama.cpp, greedy), MiniLM, corpus and questions: {name}, {asked}. "
         f"From {where} (`python -m benchmarks.peers.compare`).",
         "",
-        "| system: mode | EM | F1 | gold contained | p50 s | reader calls | prompt tokens |",
-        "|---|---|---|---:|---:|---:|---:|",
+        "| system: mode | EM | F1 | gold contained | every gold paragraph in its context | p50 s | reader calls | prompt tokens |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for key, s in result["summary"].items():
+        held = s.get("gold_all_in_context")
         lines.append(
             f"| {key} | {with_ci(s['em'][0], s['em'][1:])} | {with_ci(s['f1'][0], s['f1'][1:])} | {s['contained']:.3f} | "
-            f"{s['seconds_p50']:.1f} | {s['reader_calls_mean']:.2f} | {s['prompt_tokens_mean']:.0f} |"
+            f"{'' if held is None else f'{held:.3f}'} | {s['seconds_p50']:.1f} | {s['reader_calls_mean']:.2f} | "
+            f"{s['prompt_tokens_mean']:.0f} |"
         )
     lines += [
         "",
@@ -173,8 +185,10 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         row = [system, *map(str, cells), disk, *map(str, extracted), missing]
         lines.append("| " + " | ".join(row) + " |")
     paired = [
-        f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])} (paired, {p['n']} questions; "
-        f"right only with the default {len(p['default_only'])}, only with the other {len(p['peer_only'])})"
+        f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])}"
+        + (f", every gold paragraph in context {with_ci(p['gold_all'], p['gold_all_ci'])}" if "gold_all" in p else "")
+        + f" (paired, {p['n']} questions; right only with the default {len(p['default_only'])}, only with the other "
+        f"{len(p['peer_only'])})"
         for key, p in result["paired"].items()
         if "em" in p
     ]
@@ -192,8 +206,16 @@ def where_others_do_better(result: dict[str, Any]) -> list[str]:
     for key, s in result["summary"].items():
         if not base or key in (":".join(BASE), CEILING):
             continue
-        measures = {"EM": (s["em"][0], base["em"][0]), "gold contained": (s["contained"], base["contained"])}
-        beats = [f"{label} {theirs:.3f} vs {ours:.3f}" for label, (theirs, ours) in measures.items() if theirs > ours]
+        measures = {
+            "EM": (s["em"][0], base["em"][0]),
+            "gold contained": (s["contained"], base["contained"]),
+            "every gold paragraph in context": (s.get("gold_all_in_context"), base.get("gold_all_in_context")),
+        }
+        beats = [
+            f"{label} {theirs:.3f} vs {ours:.3f}"
+            for label, (theirs, ours) in measures.items()
+            if theirs is not None and ours is not None and theirs > ours
+        ]
         if beats:
             lines.append(f"- {key}: " + "; ".join(beats))
     own = result["systems"]["enrichrag"]["index"]

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.peers.callables import ReaderLog
 from benchmarks.peers.sets import CONTEXT_TOKENS
 from enrich_rag.llm.prompts import Prompt
 
@@ -44,14 +45,15 @@ CHANGES = [
 class Reader:
     """HippoRAG's LLM: `infer(messages)` -> (reply, metadata, cache hit), replies cached by their messages."""
 
-    def __init__(self, reader: Any, calls: list[int], cache: Path, max_new_tokens: int):
-        self.reader, self.calls, self.max_new_tokens = reader, calls, max_new_tokens
+    def __init__(self, reader: Any, log: ReaderLog, cache: Path, max_new_tokens: int):
+        self.reader, self.log, self.max_new_tokens = reader, log, max_new_tokens
         self._db = sqlite3.connect(str(cache), check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT)")
         self._lock = threading.Lock()  # its OpenIE calls from a thread pool; the reader has one slot
 
     def infer(self, messages: list[dict[str, str]], **kwargs: Any) -> tuple[str, dict[str, Any], bool]:
         key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        self.log.handed(*(m["content"] for m in messages))
         with self._lock:
             row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
             if row:
@@ -60,7 +62,7 @@ class Reader:
             turns = [m["content"] for m in messages if m["role"] != "system"]
             shots = tuple((turns[i], turns[i + 1]) for i in range(0, len(turns) - 1, 2))
             limit = int(kwargs.get("max_tokens") or self.max_new_tokens)
-            self.calls.append(1)
+            self.log.calls += 1
             made = self.reader.generate(Prompt(system, shots, turns[-1], "", ""), limit, ())
             self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, made.text))
             self._db.commit()
@@ -102,7 +104,7 @@ class Hippo:
         return str(solutions[0].answer)
 
 
-async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Hippo:
+async def make(folder: Path, reader: Any, embedder: Any, log: ReaderLog) -> Hippo:
     sys.modules.setdefault("vllm", types.SimpleNamespace(SamplingParams=None, LLM=None))  # type: ignore[arg-type]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm (its Bedrock class) would fetch a price list
     from hipporag.utils.config_utils import BaseConfig
@@ -112,7 +114,7 @@ async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Hi
     folder.mkdir(parents=True, exist_ok=True)
     config = BaseConfig(save_dir=str(folder), llm_name="qwen2.5-1.5b-instruct", embedding_model_name="minilm")
     vars(module).update(  # the factories HippoRAG.__init__ reads from its module
-        _get_llm_class=lambda cfg: Reader(reader, calls, folder / "reader_replies.sqlite", cfg.max_new_tokens or 2048),
+        _get_llm_class=lambda cfg: Reader(reader, log, folder / "reader_replies.sqlite", cfg.max_new_tokens or 2048),
         _get_embedding_model_class=lambda embedding_model_name="": minilm_class(embedder),
     )
     return Hippo(module.HippoRAG(global_config=config))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.peers import sets
-from benchmarks.peers.callables import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
+from benchmarks.peers.callables import EMBED_TOKENS, ReaderLog, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
 from enrich_rag.llm.models import model_name
 
@@ -29,13 +29,13 @@ CHANGES = [
 ]
 
 
-async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Any:
+async def make(folder: Path, reader: Any, embedder: Any, log: ReaderLog) -> Any:
     from lightrag import LightRAG
     from lightrag.utils import EmbeddingFunc, Tokenizer
 
     rag = LightRAG(
         working_dir=str(folder),
-        llm_model_func=reader_function(reader, calls, lambda kwargs: "stream" in kwargs),  # only its answer call passes `stream`
+        llm_model_func=reader_function(reader, log, lambda kwargs: "stream" in kwargs),  # only its answer call passes `stream`
         llm_model_name=model_name(reader_config()),
         llm_model_max_async=1,
         default_llm_timeout=LLM_TIMEOUT_S,

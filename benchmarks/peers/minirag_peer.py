@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.peers.callables import EMBED_TOKENS, ReaderTokenizer, embedding_function, reader_function
+from benchmarks.peers.callables import EMBED_TOKENS, ReaderLog, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.lightrag_peer import documents as documents  # the same corpus as LightRAG
 from benchmarks.peers.lightrag_peer import extracted as extracted  # and the same stores
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
@@ -28,7 +28,7 @@ CHANGES = [
 ]
 
 
-async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> Any:
+async def make(folder: Path, reader: Any, embedder: Any, log: ReaderLog) -> Any:
     import minirag.utils
     from minirag import MiniRAG
     from minirag.utils import EmbeddingFunc
@@ -38,7 +38,7 @@ async def make(folder: Path, reader: Any, embedder: Any, calls: list[int]) -> An
     return MiniRAG(
         working_dir=str(folder),
         llm_model_func=reader_function(
-            reader, calls, lambda kwargs: kwargs.get("system_prompt") is not None
+            reader, log, lambda kwargs: kwargs.get("system_prompt") is not None
         ),  # its answer call alone has one
         llm_model_name=model_name(reader_config()),
         llm_model_max_token_size=CONTEXT_TOKENS,

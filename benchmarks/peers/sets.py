@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 from enrich_rag.config import LLMConfig, load_config
 from enrich_rag.eval.datasets import QAItem, load_questions
 from enrich_rag.eval.metrics import contains_answer, exact_match, token_f1
+from enrich_rag.ingest.sections import stable_doc_id
 from enrich_rag.storage.atomic import atomic_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +74,31 @@ def documents(units: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
 def reader_config() -> LLMConfig:
     """The project's reader (llama.cpp, Qwen2.5 1.5B, greedy) with the window every system gets."""
     return dataclasses.replace(load_config(ROOT / "params.yaml").llm, context_tokens=CONTEXT_TOKENS)
+
+
+def gold_paragraphs(item: QAItem) -> list[tuple[str, str]]:
+    """(title, text) of the question's gold paragraphs, as shipped with it (none for a folder's question)."""
+    return [(title, text) for title, text in item.contexts if stable_doc_id(title, text) in item.gold_docs]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def gold_held(item: QAItem, handed: str, span: int = 8) -> list[str]:
+    """The titles of the gold paragraphs whose text the reader was handed: at least half of the paragraph's
+    runs of `span` words appear in what it got, punctuation, case and a peer's JSON escaping aside. A title
+    alone is not enough (the question often names it), and half is enough (a peer's chunk may cut a
+    paragraph at its edge)."""
+    seen = " " + " ".join(_words(handed.replace("\\n", "\n"))) + " "  # a JSON-escaped line break is still one
+    held = []
+    for title, text in gold_paragraphs(item):
+        words = _words(text)
+        starts = {*range(0, max(1, len(words) - span + 1), span // 2), max(0, len(words) - span)}  # its end too
+        runs = [" ".join(words[i : i + span]) for i in sorted(starts)]
+        if sum(f" {run} " in seen for run in runs) * 2 >= len(runs):
+            held.append(title)
+    return held
 
 
 def score(answer: str, gold: list[str]) -> dict[str, float]:
