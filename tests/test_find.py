@@ -135,3 +135,35 @@ def test_an_arm_of_the_default_alone_is_summarised_and_tabled_with_its_settings_
     assert summary["default"]["right"] == 2 and summary["paired"] == {} and "top3" not in summary
     rendered = table({"commit": "abc", "sets": {"musique": summary | {"kind": "dev", "commit": "abc", "package": "p1"}}})
     assert rendered.row_count == 1 and "one package state p1" in str(rendered.title)
+
+
+def test_a_perfect_searchs_read_has_the_passages_that_answer_first_then_the_searchs_best_others(built_small):
+    from benchmarks.scoreboard import perfect_top
+    from enrich_rag.api import EnrichRAG
+
+    rag = EnrichRAG(built_small)  # the real corpus index and graph of the small build; no reader is asked
+    try:
+        question = "Where was the director of Inception born?"
+        searched = rag.search(question, 5)
+        assert len(searched) == 5
+        top = perfect_top(rag, question, [searched[4]])
+        assert [p.id for p in top] == [searched[4].id, searched[0].id, searched[1].id]
+        assert perfect_top(rag, question, searched[1:5]) == searched[1:5]  # more gold than 3: the gold alone, all of it
+    finally:
+        rag.close()
+
+
+def test_the_reader_bound_reads_are_paired_and_tabled_without_a_default():
+    from benchmarks.scoreboard import summarise as board_summary
+    from benchmarks.scoreboard import table
+
+    def read(right):
+        return {"right": right, "held_answering": True, "prefill_tokens": 300, "seconds": 2.0, "reader_calls": 1}
+
+    rows = [{"id": str(i), "top3": read(i < 1), "gold_top3": read(i < 2), "gold": read(i < 4)} for i in range(4)]
+    summary = board_summary(rows)
+    assert summary["paired"]["gold_top3 - gold"]["em_difference"][0] == -0.5
+    assert summary["paired"]["top3 - gold_top3"]["lost"] == 1 and "default - gold" not in summary["paired"]
+    rendered = table({"commit": "abc", "sets": {"hotpotqa": summary | {"kind": "dev", "commit": "abc", "package": "p"}}})
+    assert [c.header for c in rendered.columns][7:9] == ["top3 - gold_top3", "gold_top3 - gold"]
+    assert list(rendered.columns[3].cells) == ["-"] and list(rendered.columns[6].cells) == ["0.500"]
