@@ -131,7 +131,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["paired"] = {}
     for a, b in PAIRS:
         if both := [r for r in rows if a in r and b in r]:
-            out["paired"][f"{a} - {b}"] = paired(both, a, b)
+            # lost with every answering passage in hand: the reader's share of the loss, not the search's
+            held_lost = sum(r[b]["right"] and not r[a]["right"] and r[a]["held_answering"] for r in both)
+            out["paired"][f"{a} - {b}"] = paired(both, a, b) | {"lost_where_held": held_lost}
     return out
 
 

@@ -164,6 +164,7 @@ def test_the_reader_bound_reads_are_paired_and_tabled_without_a_default():
     summary = board_summary(rows)
     assert summary["paired"]["gold_top3 - gold"]["em_difference"][0] == -0.5
     assert summary["paired"]["top3 - gold_top3"]["lost"] == 1 and "default - gold" not in summary["paired"]
+    assert summary["paired"]["gold_top3 - gold"]["lost_where_held"] == 2  # every answering passage was in hand
     rendered = table({"commit": "abc", "sets": {"hotpotqa": summary | {"kind": "dev", "commit": "abc", "package": "p"}}})
     assert [c.header for c in rendered.columns][7:9] == ["top3 - gold_top3", "gold_top3 - gold"]
     assert list(rendered.columns[3].cells) == ["-"] and list(rendered.columns[6].cells) == ["0.500"]
