@@ -12,6 +12,7 @@ from benchmarks.peers.sets import (
     documents,
     fold_interrupted,
     gold_held,
+    gold_in_read,
     gold_paragraphs,
     logged_run,
     paragraphs,
@@ -236,3 +237,13 @@ def test_the_side_by_side_says_how_often_each_context_held_every_gold_paragraph(
     assert "| enrichrag:default | 0.500 [" in page and "] | 0.500 | 0.500 | 1.0 |" in page  # contained, then held
     assert "every gold paragraph in context 0.000 [" in page
     assert "- lightrag:mix: every gold paragraph in context 0.667 vs 0.500" in page
+
+
+def test_enrichrags_read_holds_a_gold_paragraph_by_its_folder_name_or_its_stable_id():
+    from enrich_rag.ingest.sections import stable_doc_id
+
+    item = questions("hotpotqa", 1)[0]
+    (title_a, text_a), (title_b, _) = gold_paragraphs(item)
+    assert gold_in_read(item, [f"corpus.jsonl#{title_b}", "corpus.jsonl#Talk to the Press"]) == [title_b]  # the default's read
+    assert gold_in_read(item, [stable_doc_id(title_a, text_a)]) == [title_a]  # the gold read's
+    assert gold_in_read(item, ["corpus.jsonl#Talk to the Press"]) == []

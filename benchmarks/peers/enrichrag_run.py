@@ -103,7 +103,7 @@ def answer(args: argparse.Namespace) -> dict[str, Any]:
                     | sets.score(prediction.answer, list(item.answers))
                     | {"seconds": round(prediction.seconds, 2), "reader_calls": prediction.llm_calls, "tokens": prediction.tokens}
                     | {"read_docs": prediction.read}  # what the reader was handed: the peers' rows record their contexts too
-                    | {"gold_in_context": [t for t, _ in sets.gold_paragraphs(item) if t in prediction.read]}
+                    | {"gold_in_context": sets.gold_in_read(item, prediction.read)}
                     | {"gold_paragraphs": len(sets.gold_paragraphs(item))}
                 )
     finally:

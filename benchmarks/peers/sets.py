@@ -101,6 +101,13 @@ def gold_held(item: QAItem, handed: str, span: int = 8) -> list[str]:
     return held
 
 
+def gold_in_read(item: QAItem, docs: list[str]) -> list[str]:
+    """The titles of the gold paragraphs among the documents EnrichRAG handed its reader: a folder build
+    names each `corpus.jsonl#<title>`, the gold read each by its stable id."""
+    read = {doc.split("#", 1)[-1] for doc in docs}
+    return [title for title, text in gold_paragraphs(item) if title in read or stable_doc_id(title, text) in read]
+
+
 def score(answer: str, gold: list[str]) -> dict[str, float]:
     return {"em": exact_match(answer, gold), "f1": token_f1(answer, gold), "contained": contains_answer(answer, gold)}
 
