@@ -15,13 +15,14 @@ search's one read: the passages that answer first, then the search's best others
     python -m benchmarks scoreboard --label end --sets structlog      # the held-out folder, once
     python -m benchmarks scoreboard --label bound_off --sets musique --reads default --agent max_answer_s=3600
     python -m benchmarks scoreboard --label reader_bound --sets hotpotqa musique --reads top3 gold gold_top3
+    python -m benchmarks scoreboard --label one_state --reuse reader_bound   # its top3 and gold reads, same state
     # -> table + bench_results/find_scoreboard_<label>.json
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from benchmarks.find import evidence_rank, measured_sets
+from benchmarks.find import evidence_rank, measured_sets, package_state
 from benchmarks.search_read import _tokens, loop_read, paired, plain_read
 from enrich_rag.agent.sufficiency import check_sufficiency
 from enrich_rag.api import EnrichRAG
@@ -83,17 +84,43 @@ def held(rag: EnrichRAG, read_ids: list[str], gold: list[Passage], q: dict[str, 
     return bool(gold) and gold[0].id in read_ids
 
 
+def reusable(path: Path, state: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per set, the rows of an earlier scoreboard measured at this package state: the same default, so a
+    read made there need not be made again (a row keeps where it came from). Uncommitted edits reuse nothing."""
+    if not path.exists():
+        raise SystemExit(f"error: --reuse: no {path.name} in bench_results/")
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    if state.endswith("+changed"):
+        return {}
+    return {
+        name: {row["id"]: row for row in earlier["rows"][name]}
+        for name, measured in earlier["sets"].items()
+        if measured.get("package") == state
+    }
+
+
 def run_set(
-    rag: EnrichRAG, questions: list[dict[str, Any]], name: str, reads: tuple[str, ...] = READS, agent: dict[str, Any] | None = None
+    rag: EnrichRAG,
+    questions: list[dict[str, Any]],
+    name: str,
+    reads: tuple[str, ...] = READS,
+    agent: dict[str, Any] | None = None,
+    reuse: dict[str, dict[str, Any]] | None = None,
+    reused_from: str = "",
 ) -> list[dict[str, Any]]:
     """Each question read as `reads` say (the default loop, one read of the top 3, the gold read), alone;
-    `agent`: loop settings other than the project's (an arm such as the answer's bound lifted)."""
+    `agent`: loop settings other than the project's (an arm such as the answer's bound lifted); `reuse`:
+    rows by question id whose reads were made at this package state (only the project's own settings)."""
     rows = []
     for q in tqdm(questions, desc=name, unit="q"):
         gold = answering(rag, q)
         row: dict[str, Any] = {"id": q["id"], "question": q["question"], "gold_answers": q["answers"]}
+        earlier = (reuse or {}).get(q["id"], {})
         for read in reads:
             if read.startswith("gold") and not gold:
+                continue
+            if read in earlier and not (read == "default" and agent):
+                row[read] = earlier[read] | {"reused_from": reused_from}
                 continue
             rag.resources.warm_prompts()  # each read meets the cache a served question meets: the prompt heads
             if read == "default":
@@ -181,9 +208,15 @@ def main(argv: list[str] | None = None) -> None:
     arms = argparse.ArgumentParser(add_help=False)
     arms.add_argument("--reads", nargs="+", choices=READS, default=list(DEFAULT_READS), help="which reads (default: the first three)")
     arms.add_argument("--agent", nargs="+", default=[], metavar="KEY=VALUE", help="loop settings for this arm, e.g. max_answer_s=3600")
+    arms.add_argument("--reuse", metavar="LABEL", help="take the reads find_scoreboard_<LABEL>.json made at this package state")
     known, rest = arms.parse_known_args(argv)
     agent = settings(known.agent)
-    measure = functools.partial(run_set, reads=tuple(known.reads), agent=agent)
+    source = ROOT / "bench_results" / f"find_scoreboard_{known.reuse}.json"
+    earlier = reusable(source, package_state()) if known.reuse else {}
+
+    def measure(rag: EnrichRAG, questions: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+        return run_set(rag, questions, name, tuple(known.reads), agent, earlier.get(name), source.name)
+
     result, out_path = measured_sets(
         rest, __doc__ or "", "find_scoreboard_", measure, lambda rows, kind: summarise(rows) | {"kind": kind, "agent": agent}
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.find import evidence_rank, gold_depth, plain, summarise
 from benchmarks.find_report import find_block
 from enrich_rag.storage.passages import Passage
@@ -168,3 +170,18 @@ def test_the_reader_bound_reads_are_paired_and_tabled_without_a_default():
     rendered = table({"commit": "abc", "sets": {"hotpotqa": summary | {"kind": "dev", "commit": "abc", "package": "p"}}})
     assert [c.header for c in rendered.columns][7:9] == ["top3 - gold_top3", "gold_top3 - gold"]
     assert list(rendered.columns[3].cells) == ["-"] and list(rendered.columns[6].cells) == ["0.500"]
+
+
+def test_a_scoreboard_reuses_only_the_reads_made_at_its_own_package_state(tmp_path):
+    from benchmarks.scoreboard import reusable
+
+    earlier = {
+        "sets": {"hotpotqa": {"package": "aaa"}, "musique": {"package": "bbb"}},
+        "rows": {"hotpotqa": [{"id": "q1", "top3": {"right": True}}], "musique": [{"id": "q2", "top3": {"right": False}}]},
+    }
+    path = tmp_path / "find_scoreboard_before.json"
+    path.write_text(json.dumps(earlier))
+    assert reusable(path, "aaa") == {"hotpotqa": {"q1": {"id": "q1", "top3": {"right": True}}}}
+    assert reusable(path, "aaa+changed") == {}  # uncommitted edits: not the state those reads were made at
+    with pytest.raises(SystemExit, match="no find_scoreboard_missing.json"):
+        reusable(tmp_path / "find_scoreboard_missing.json", "aaa")
