@@ -27,10 +27,10 @@ class Lever:
     board_on: tuple[str, ...]
 
 
-# The scoreboards: every set at the package as it is (its sets may span sessions; each is stamped with its
-# package state), then the round's end, and the markup lever's off arm, which is the kept default on the
-# markdown folders (the lever was measured on them alone and not kept).
-NOW_BOARDS = ("find_scoreboard_every_set.json", "find_scoreboard_end.json", "find_scoreboard_lever_markup_off.json")
+# The scoreboards: every set at one package state (`one_state`: its sets may span sessions, each stamped
+# with its state), then the earlier boards at other states: every set, the round's end, and the markup
+# lever's off arm, which is the kept default on the markdown folders (measured on them alone, not kept).
+NOW_BOARDS = ("find_scoreboard_one_state.json", "find_scoreboard_every_set.json", "find_scoreboard_end.json", "find_scoreboard_lever_markup_off.json")
 
 LEVERS = (
     Lever(
