@@ -21,46 +21,58 @@ class Lever:
     """One change measured alone: the search's ranks and the scoreboard without it and with it."""
 
     name: str
-    find_off: str
-    find_on: str
     board_off: tuple[str, ...]  # an arm's sets may come from several runs: each set from the last file that has it
     board_on: tuple[str, ...]
+    find_off: str = ""  # the search's ranks off and on ("": a lever of the read alone, the search unchanged)
+    find_on: str = ""
 
 
-# The scoreboards: every set at one package state (`one_state`: its sets may span sessions, each stamped
-# with its state), then the earlier boards at other states: every set, the round's end, and the markup
-# lever's off arm, which is the kept default on the markdown folders (measured on them alone, not kept).
-NOW_BOARDS = ("find_scoreboard_one_state.json", "find_scoreboard_every_set.json", "find_scoreboard_end.json", "find_scoreboard_lever_markup_off.json")
+# The scoreboards: every set at the package as it is (`now`) and at the state before the first read's
+# lever (`one_state`); each board's sets may span sessions, each stamped with its state. Then earlier
+# boards: every set, the round's end, and the markup lever's off arm, which is the kept default on the
+# markdown folders (measured on them alone, not kept).
+NOW_BOARDS = (
+    "find_scoreboard_now.json",
+    "find_scoreboard_one_state.json",
+    "find_scoreboard_every_set.json",
+    "find_scoreboard_end.json",
+    "find_scoreboard_lever_markup_off.json",
+)
 
 LEVERS = (
     Lever(
         "markdown's markup read as text",
-        "find_lever_markup_off.json",
-        "find_lever_markup.json",
         ("find_scoreboard_lever_markup_off.json",),
         ("find_scoreboard_lever_markup.json",),
+        "find_lever_markup_off.json",
+        "find_lever_markup.json",
     ),
     Lever(
         "the pages the first passage names, read right after it (`retrieval.follow_first_passages`)",
-        "find_lever_follow_off.json",
-        "find_lever_follow.json",
         # Its off arm: the package as it is, every set, and the default alone run beside the on arm (HotpotQA, NQ).
         ("find_scoreboard_every_set.json", "find_scoreboard_lever_follow_off.json"),
         ("find_scoreboard_lever_follow.json",),
+        "find_lever_follow_off.json",
+        "find_lever_follow.json",
     ),
     Lever(
         "documentation's hybrid weighing BM25 more (`retrieval.dense_weight_pages` 0.6 -> 0.4)",
-        "find_lever_bm25_off.json",
-        "find_lever_bm25.json",
         ("find_scoreboard_lever_bm25_off.json",),
         ("find_scoreboard_lever_bm25.json",),
+        "find_lever_bm25_off.json",
+        "find_lever_bm25.json",
+    ),
+    Lever(
+        "documentation's first read of the search's first passage alone (`agent.first_read` 3 -> 1)",
+        ("find_scoreboard_one_state.json",),
+        ("find_scoreboard_lever_first_read_1.json",),
     ),
 )
 
 
 def _load(root: Path, name: str, only: frozenset[str] | None) -> dict[str, Any] | None:
     path = root / "bench_results" / name
-    if not path.exists() or (only is not None and f"bench_results/{name}" not in only):
+    if not name or not path.exists() or (only is not None and f"bench_results/{name}" not in only):
         return None
     return json.loads(path.read_text(encoding="utf-8"))
 
