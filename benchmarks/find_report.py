@@ -64,8 +64,11 @@ LEVERS = (
     ),
     Lever(
         "documentation's first read of the search's first passage alone (`agent.first_read` 3 -> 1)",
-        ("find_scoreboard_one_state.json",),
-        ("find_scoreboard_lever_first_read_1.json",),
+        # Off: the package before it (documentation, HotpotQA); NQ, 2Wiki and MuSiQue, which read `first_read`
+        # only as a flag, from the last boards that ran them. On: the package as it is, the folders from the
+        # lever's own arm.
+        ("find_scoreboard_every_set.json", "find_scoreboard_lever_follow_off.json", "find_scoreboard_one_state.json"),
+        ("find_scoreboard_now.json", "find_scoreboard_lever_first_read_1.json"),
     ),
 )
 
