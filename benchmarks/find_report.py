@@ -70,6 +70,13 @@ LEVERS = (
         ("find_scoreboard_every_set.json", "find_scoreboard_lever_follow_off.json", "find_scoreboard_one_state.json"),
         ("find_scoreboard_now.json", "find_scoreboard_lever_first_read_1.json"),
     ),
+    Lever(
+        "the pages the first passage names, read right after it, at one package state (`retrieval.follow_first_passages` 0 -> 1)",
+        # Off: the package as it was (`now`); on: the same package with this one setting changed (the
+        # titled sets it changes; documentation reads `follow_first_pages`).
+        ("find_scoreboard_now.json",),
+        ("find_scoreboard_follow_every_set.json",),
+    ),
 )
 
 
