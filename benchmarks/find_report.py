@@ -139,7 +139,8 @@ def lever_table(
         tokens = [f"{arm[r]['prompt_tokens_mean']:.0f}" if r in arm else "-" for arm in (before, after) for r in ("default", "top3")]
         cells += [
             f"{tokens[0]}, {tokens[1]} / {tokens[2]}, {tokens[3]}",
-            f"{before['default']['seconds_p50']:.1f} / {after['default']['seconds_p50']:.1f}",
+            f"{before['default']['seconds_p50']:.1f} / {after['default']['seconds_p50']:.1f}"
+            + same_prompt_pace(off["rows"][name], on["rows"][name]),
         ]
         found = [
             f"{arm['sets'][name]['searches']['default'][f'all@{k}']['found']}"
@@ -152,6 +153,24 @@ def lever_table(
         cells.append(f"{before['commit']} / {after['commit']}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def same_prompt_pace(off_rows: list[dict[str, Any]], on_rows: list[dict[str, Any]]) -> str:
+    """The median of on / off seconds over the questions both arms read with one reader call over the same
+    passages and prompt tokens: where it is far from 1 the arms ran at different paces (another machine, or
+    a job beside one), and their seconds do not compare."""
+    before = {r["id"]: r["default"] for r in off_rows if "default" in r}
+    ratios = sorted(
+        read["seconds"] / was["seconds"]
+        for r in on_rows
+        if "default" in r and (was := before.get(r["id"]))
+        for read in [r["default"]]
+        if read["reader_calls"] == was["reader_calls"] == 1
+        and read.get("read_chunk_ids") == was.get("read_chunk_ids")
+        and read["prefill_tokens"] == was["prefill_tokens"]
+        and was["seconds"] > 0
+    )
+    return f" (same prompt: x{ratios[len(ratios) // 2]:.2f}, {len(ratios)} q)" if ratios else ""
 
 
 def lever_ranks_table(lever: Lever, ranks: tuple[dict[str, Any], dict[str, Any]]) -> list[str]:
@@ -226,6 +245,28 @@ def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[
     return lines
 
 
+def held_split(board: dict[str, Any]) -> list[str]:
+    """Per set, the default's answers split by whether what it read held every passage that answers, beside
+    the gold read on the same questions: a loss where it held them is the reader's, a loss where it did
+    not is the search's (and a question that ended after one reader call never searched again)."""
+    lines = [
+        "| set | n | held: questions | held: default / gold read right | not held: questions "
+        "| not held: default / gold read right | not held: ended after one reader call |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, rows in board["rows"].items():
+        both = [r for r in rows if "default" in r and "gold" in r]
+        if not both:
+            continue
+        cells = []
+        for held in (True, False):
+            part = [r for r in both if r["default"]["held_answering"] == held]
+            cells += [str(len(part)), f"{sum(r['default']['right'] for r in part)} / {sum(r['gold']['right'] for r in part)}"]
+        cells.append(str(sum(not r["default"]["held_answering"] and r["default"]["reader_calls"] == 1 for r in both)))
+        lines.append(f"| {name} | {len(both)} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
     start, end = _load(root, "find_start.json", only), _load(root, "find_end.json", only)
     lines: list[str] = []
@@ -248,6 +289,14 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
         ]
         for board, name in now:
             lines += ["", f"`{name}`:", "", *scoreboard_table(board_start, board)]
+        board, name = now[0]
+        lines += [
+            "",
+            f"Where the default's misses are (`{name}`): what it read held every passage that answers, or not, "
+            "beside the gold read on the same questions.",
+            "",
+            *held_split(board),
+        ]
     levers: list[str] = []
     for lever in LEVERS:
         boards = _boards(root, lever.board_off, only), _boards(root, lever.board_on, only)

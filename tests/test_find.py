@@ -185,3 +185,27 @@ def test_a_scoreboard_reuses_only_the_reads_made_at_its_own_package_state(tmp_pa
     assert reusable(path, "aaa+changed") == {}  # uncommitted edits: not the state those reads were made at
     with pytest.raises(SystemExit, match="no find_scoreboard_missing.json"):
         reusable(tmp_path / "find_scoreboard_missing.json", "aaa")
+
+
+def test_the_defaults_misses_are_split_by_whether_what_it_read_held_the_passages_that_answer():
+    from benchmarks.find_report import held_split
+
+    def row(held, right, gold_right, calls=1):
+        default = {"held_answering": held, "right": right, "reader_calls": calls}
+        return {"default": default, "gold": {"right": gold_right}}
+
+    rows = [row(True, True, True), row(True, False, True), row(False, False, True), row(False, False, False, calls=3)]
+    lines = held_split({"rows": {"hotpotqa": rows, "npm": [{"default": row(True, True, True)["default"]}]}})
+    assert lines[2:] == ["| hotpotqa | 4 | 2 | 1 / 2 | 2 | 0 / 1 | 1 |"]  # a set without the gold read has no row
+
+
+def test_seconds_compare_only_where_the_same_prompt_ran_at_the_same_pace():
+    from benchmarks.find_report import same_prompt_pace
+
+    def row(i, seconds, ids=("a",), tokens=100, calls=1):
+        return {"id": str(i), "default": {"seconds": seconds, "read_chunk_ids": list(ids), "prefill_tokens": tokens, "reader_calls": calls}}
+
+    off = [row(0, 2.0), row(1, 4.0), row(2, 1.0), row(3, 5.0)]
+    on = [row(0, 2.6), row(1, 5.2), row(2, 9.0, ids=("b",)), row(3, 9.0, calls=2)]  # 2 and 3 read other prompts
+    assert same_prompt_pace(off, on) == " (same prompt: x1.30, 2 q)"
+    assert same_prompt_pace(off, [row(2, 9.0, tokens=50)]) == ""
