@@ -185,7 +185,7 @@ class RetrievalConfig:
     hybrid_first_passages: int = bounded(1, ge=0, le=100)  # titled paragraphs (Wikipedia-style passages)
     # Then the pages the first passage names, the walk's heaviest first: how many, by kind of corpus.
     follow_first_pages: int = bounded(0, ge=0, le=20)  # documentation
-    follow_first_passages: int = bounded(0, ge=0, le=20)  # titled paragraphs
+    follow_first_passages: int = bounded(1, ge=0, le=20)  # titled paragraphs
     # The corpus hybrid's dense weight on documentation, whose questions name identifiers BM25 matches as
     # written; titled passages (and the graph index) keep `embeddings.dense_weight`.
     dense_weight_pages: float = bounded(0.4, ge=0.0, le=1.0)
