@@ -77,6 +77,14 @@ LEVERS = (
         ("find_scoreboard_now.json",),
         ("find_scoreboard_follow_every_set.json",),
     ),
+    Lever(
+        "the search's first passage read alone first on titled passages too, at one package state "
+        "(`agent.first_read_passages` 5 -> 1, then folded into `agent.first_read`)",
+        # Off: the package at follow_first_passages 1; on: the same package with this one loop setting as the
+        # arm's (`scoreboard --agent first_read_passages=1`). Documentation read `first_read` alone: no arm.
+        ("find_scoreboard_follow_every_set.json",),
+        ("find_scoreboard_first_one_every_set.json", "find_scoreboard_nq_first_one.json"),
+    ),
 )
 
 
@@ -119,14 +127,15 @@ def lever_table(
     lever: Lever, boards: tuple[dict[str, Any], dict[str, Any]], ranks: tuple[dict[str, Any], dict[str, Any]] | None
 ) -> list[str]:
     """Per set the lever's off arm measured: EM of the default and of one read (on minus off, paired),
-    prompt tokens, p50 seconds, and the answering passage at rank 1 and within 3 (default search)."""
+    prompt tokens, p50 seconds, the answering passage at rank 1 and within 3 (default search), and the
+    answers the time bound ended: on a slower machine it ends more, so an arm's answers move with its pace."""
     off, on = boards
     lines = [
         f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{'`, `'.join(lever.board_off + lever.board_on)}`):",
         "",
         "| set | n | default EM off / on | on - off | one read EM off / on | on - off | prompt tokens default, one read: off / on "
-        "| p50 s off / on | answering passage @1, @3: off / on | default held every one: off / on | commit off / on |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| p50 s off / on | answering passage @1, @3: off / on | default held every one: off / on | ended by the time bound: off / on | commit off / on |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, before in off["sets"].items():
         after = on["sets"].get(name)
@@ -150,9 +159,15 @@ def lever_table(
         ]
         cells.append(f"{found[0]}, {found[1]} / {found[2]}, {found[3]}" if len(found) == 4 else "")
         cells.append(f"{before['default']['held_answering']} / {after['default']['held_answering']}")
+        cells.append(" / ".join(str(bound_ended(arm["rows"][name])) for arm in (off, on)))
         cells.append(f"{before['commit']} / {after['commit']}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def bound_ended(rows: list[dict[str, Any]]) -> int:
+    """Default answers whose reading the answer's time bound (`agent.max_answer_s`) ended."""
+    return sum(bool(r["default"].get("spent")) and "s spent" in r["default"]["spent"] for r in rows if "default" in r)
 
 
 def same_prompt_pace(off_rows: list[dict[str, Any]], on_rows: list[dict[str, Any]]) -> str:

@@ -135,14 +135,13 @@ class AgentConfig:
     # the question is read as hop 2 (agent/plan.py).
     bridge_check: bool = True
     # Passages of the search (`EnrichRAG.search`, evidence/fusion.py) a question read as one is read over first,
-    # whole, in one reader call; only when that read does not state its answer do the tree's rounds read it
-    # (0: the tree's rounds only). On documentation the search's first passage is the one that answers for
-    # most questions, and read alone it answered more than the top 3 at half the prompt tokens
-    # (bench_results/find_scoreboard_lever_first_read_1.json).
+    # in one reader call; only when that read does not state its answer do the tree's rounds read it (0: the
+    # tree's rounds only). The search's first passage alone, on every kind of corpus: the 1.5B reader answers
+    # worse beside passages it does not need. On documentation it answered more than the top 3 at half the
+    # prompt tokens (bench_results/find_scoreboard_lever_first_read_1.json); on titled passages more than the
+    # top 5, at less than half the prompt tokens, the second hop read by the rounds that follow
+    # (find_scoreboard_first_one_every_set.json, find_scoreboard_nq_first_one.json).
     first_read: int = bounded(1, ge=0, le=20)
-    # The same on a corpus of titled passages (evidence/fusion.py): a multi-hop question's second hop is in
-    # the search's top 5 far more often than in its top 3 (bench_results/find_*.json).
-    first_read_passages: int = bounded(5, ge=1, le=20)
     # The first read keeps of each passage its units (sentences, list items, code lines) that share a word
     # with the question and this many units after each, the title kept (-1: passages whole).
     first_read_cut: int = bounded(1, ge=-1, le=20)

@@ -73,7 +73,7 @@ def test_a_lever_is_shown_off_beside_on_paired_on_the_same_questions(tmp_path):
     block = "\n".join(find_block(tmp_path))
     row = block.split("Each lever alone")[1].splitlines()[-1]
     assert row.startswith("| npm (docs) | 4 | 0.250 / 0.750 | +0.500 [") and "| 400, 400 / 300, 300 |" in row
-    assert row.endswith("| 4 / 4 | aaa / bbb |") and f"off: aaa, on: bbb; `{lever.board_off[0]}`" in block
+    assert row.endswith("| 4 / 4 | 0 / 0 | aaa / bbb |") and f"off: aaa, on: bbb; `{lever.board_off[0]}`" in block
 
 
 def test_a_set_is_stamped_with_the_state_of_what_decides_an_answer_and_a_benchmark_edit_leaves_it(tmp_path):
@@ -209,3 +209,15 @@ def test_seconds_compare_only_where_the_same_prompt_ran_at_the_same_pace():
     on = [row(0, 2.6), row(1, 5.2), row(2, 9.0, ids=("b",)), row(3, 9.0, calls=2)]  # 2 and 3 read other prompts
     assert same_prompt_pace(off, on) == " (same prompt: x1.30, 2 q)"
     assert same_prompt_pace(off, [row(2, 9.0, tokens=50)]) == ""
+
+
+def test_only_answers_the_time_bound_ended_count_as_ended_by_it():
+    from benchmarks.find_report import bound_ended
+
+    rows = [
+        {"default": {"spent": "17.5 of 25 s spent, 7.5 s left for a read forecast at 7.5 s"}},
+        {"default": {"spent": "6 of 6 reader calls made"}},  # the calls' bound, not the seconds'
+        {"default": {"spent": None}},
+        {"top3": {}},  # an arm that did not read the default
+    ]
+    assert bound_ended(rows) == 1

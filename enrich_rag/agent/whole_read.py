@@ -14,7 +14,6 @@ from enrich_rag.agent.sufficiency import ANSWER, ENRICH, Sufficiency, recorded
 from enrich_rag.agent.trace import Decided, Ranked, StepKind
 from enrich_rag.evidence.context_choice import ContextChoice, ContextRound, SurfacedRound
 from enrich_rag.evidence.enrich_context import Subgraph, passage_node
-from enrich_rag.evidence.fusion import PAGES
 from enrich_rag.evidence.graph_rank import GraphRanking
 from enrich_rag.evidence.lines import near_question, reading_line
 from enrich_rag.evidence.query_analysis import COMPARISON, QueryAnalysis
@@ -51,11 +50,9 @@ def read_whole(steps: Steps, state: QuestionState) -> SearchRound:
 
 
 def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficiency], bool]) -> SearchRound:
-    """One read of the search's top `agent.first_read` passages (`first_read_passages` on titled passages;
-    what `EnrichRAG.search` returns), each cut to the units near the question's words
-    (`agent.first_read_cut`; evidence/lines.py)."""
-    question = state.question
-    k = steps.config.first_read if steps.retriever.resources.corpus_kind == PAGES else steps.config.first_read_passages
+    """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns), each cut
+    to the units near the question's words (`agent.first_read_cut`; evidence/lines.py)."""
+    question, k = state.question, steps.config.first_read
     with state.trace.step(StepKind.GRAPH_RANK, query=question, round=0) as step:
         hits = steps.retriever.search(question)
         ranking = steps.retriever.rank(state.analysis, hits)

@@ -14,11 +14,11 @@ ASKED = "Where was Christopher Nolan born?"
 
 
 def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spacy_extractor):
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=5)
     answer = agent.answer(ASKED, enrich="never")
     assert answer.trace.step_names() == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency", "AnalyzeDecide"]
     context = step_outputs(answer, "EnrichContext")[0]
-    assert context["selection"] == {"read": "search", "k": 5}  # titled passages: `agent.first_read_passages`
+    assert context["selection"] == {"read": "search", "k": 5}  # `agent.first_read`, on every kind of corpus
     assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 5)]  # what `EnrichRAG.search` returns
     assert len(resources.llm.prompts) == 1  # one reader call, though the perplexity is over the threshold
     assert answer.answer == "London"
@@ -29,7 +29,7 @@ def test_a_first_read_that_states_its_answer_is_the_answer(world, tmp_path, spac
 
 def test_an_unstated_first_read_gives_way_to_the_tree_that_states_its_answer(world, tmp_path, spacy_extractor):
     # "Paris" is in no passage: the tree's rounds read next, and their stated answer is kept
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=5)
     answer = agent.answer(ASKED, enrich="never")
     assert answer.trace.step_names()[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]
     assert answer.trace.step_names().count("CheckSufficiency") >= 2
@@ -43,12 +43,12 @@ def test_a_first_read_is_cut_to_the_passages_its_answer_has_time_for(world, tmp_
     the answer's seconds left, and always the first; with the time to read them all, it reads them all."""
     from enrich_rag.llm.base import Pace
 
-    roomy, roomy_resources = loop_agent(world, tmp_path / "roomy", spacy_extractor, [("London", 3.0)], first_read=3)
+    roomy, roomy_resources = loop_agent(world, tmp_path / "roomy", spacy_extractor, [("London", 3.0)], first_read=5)
     roomy_resources.llm.pace = Pace(prompt_char_s=1e-6, generated_token_s=0.0)
     all_five = step_outputs(roomy.answer(ASKED, enrich="never"), "EnrichContext")[0]
     assert all_five["selection"] == {"read": "search", "k": 5} and len(all_five["chunk_ids"]) == 5
 
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=3, max_answer_s=1.0)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=5, max_answer_s=1.0)
     resources.llm.pace = Pace(prompt_char_s=1 / 40, generated_token_s=0.0)  # 40 new prompt characters in the second
     answer = agent.answer(ASKED, enrich="never")
     context = step_outputs(answer, "EnrichContext")[0]
@@ -63,11 +63,22 @@ def test_a_later_read_forecast_past_the_answers_seconds_is_not_made(world, tmp_p
     reads on and its stated answer is kept (the test above)."""
     from enrich_rag.llm.base import Pace
 
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=3, max_answer_s=1.0)
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Paris", 1.1), ("London", 5.0)], first_read=5, max_answer_s=1.0)
     resources.llm.pace = Pace(prompt_char_s=1 / 40, generated_token_s=0.0)  # the first read keeps one passage; no wider one fits
     answer = agent.answer(ASKED, enrich="never")
     assert len(resources.llm.prompts) == 1 and answer.answer == "Paris"
     assert answer.spent is not None and "s left for a read forecast at" in answer.spent
+
+
+def test_the_default_first_read_is_the_searchs_first_passage_alone_on_titled_passages_too(world, tmp_path, spacy_extractor):
+    from enrich_rag.config import AgentConfig
+    from enrich_rag.evidence.fusion import PAGES
+
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=AgentConfig().first_read)
+    context = step_outputs(agent.answer(ASKED, enrich="never"), "EnrichContext")[0]
+    assert resources.corpus_kind != PAGES  # the Wikipedia-style world: the kind that read five before
+    assert context["selection"] == {"read": "search", "k": 1}
+    assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 1)]
 
 
 def test_no_first_read_when_off(world, tmp_path, spacy_extractor):

@@ -198,7 +198,7 @@ def test_the_page_highlights_the_line_that_states_the_answer_inside_its_passage(
     from enrich_rag.api import EnrichRAG
     from tests.scripted_llm import ScriptedLLM
 
-    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, first_read=3, hops=False))
+    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, first_read=5, hops=False))
     session = EnrichRAG(config, llm=ScriptedLLM([("London", 1.1)]), extractor=spacy_extractor)
     driver = _chromium()
     try:
