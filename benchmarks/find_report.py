@@ -134,7 +134,8 @@ def lever_table(
         f"{lever.name} (off: {off['commit']}, on: {on['commit']}; `{'`, `'.join(lever.board_off + lever.board_on)}`):",
         "",
         "| set | n | default EM off / on | on - off | one read EM off / on | on - off | prompt tokens default, one read: off / on "
-        "| p50 s off / on | answering passage @1, @3: off / on | default held every one: off / on | ended by the time bound: off / on | commit off / on |",
+        "| p50 s off / on | answering passage @1, @3: off / on | default held every one: off / on "
+        "| ended by the time bound: off / on | commit off / on |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, before in off["sets"].items():
