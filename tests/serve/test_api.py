@@ -20,13 +20,25 @@ def _authorised(client: TestClient) -> TestClient:
     return client
 
 
+def _served(config, llm, extractor):
+    session = EnrichRAG(config, llm=llm, extractor=extractor)
+    with TestClient(create_app(config, session), base_url=LOCAL) as client:
+        yield _authorised(client)
+    session.close()
+
+
 @pytest.fixture
 def client(gap_config, embedded_llm, spacy_extractor):
     """A client holding the write token."""
-    session = EnrichRAG(gap_config, llm=embedded_llm, extractor=spacy_extractor)
-    with TestClient(create_app(gap_config, session), base_url=LOCAL) as client:
-        yield _authorised(client)
-    session.close()
+    yield from _served(gap_config, embedded_llm, spacy_extractor)
+
+
+@pytest.fixture
+def tree_client(gap_config, embedded_llm, spacy_extractor):
+    """The same, its loop reading the tree first (`agent.first_read: 0`): here the search's first passage
+    states the answers, and a read that states its answer is sure, so it would queue no enrichment."""
+    config = dataclasses.replace(gap_config, agent=dataclasses.replace(gap_config.agent, first_read=0))
+    yield from _served(config, embedded_llm, spacy_extractor)
 
 
 def test_query_returns_answer_citations_trace_and_subgraph(client):
@@ -102,7 +114,8 @@ def test_settings_saved_by_one_worker_process_are_what_another_shows(client, gap
     session.close()
 
 
-def test_graph_endpoints_and_rollback(client):
+def test_graph_endpoints_and_rollback(tree_client):
+    client = tree_client
     stats = client.get("/api/graph/stats").json()
     assert stats["nodes"] > 0 and [p["partition"] for p in stats["partitions"]] == ["seed"]
     partitions = client.get("/api/graph/partitions").json()
