@@ -27,11 +27,13 @@ class Lever:
     find_on: str = ""
 
 
-# The scoreboards: every set at the package as it is (`now`) and at the state before the first read's
-# lever (`one_state`); each board's sets may span sessions, each stamped with its state. Then earlier
-# boards: every set, the round's end, and the markup lever's off arm, which is the kept default on the
-# markdown folders (measured on them alone, not kept).
+# The scoreboards: the package as it is (`first_one_state`, the sets run at its state so far), then at the
+# state before the first read of one passage on titled passages (`now`) and before the first read's lever
+# (`one_state`); each board's sets may span sessions, each stamped with its state. Then earlier boards:
+# every set, the round's end, and the markup lever's off arm, which is the kept default on the markdown
+# folders (measured on them alone, not kept).
 NOW_BOARDS = (
+    "find_scoreboard_first_one_state.json",
     "find_scoreboard_now.json",
     "find_scoreboard_one_state.json",
     "find_scoreboard_every_set.json",

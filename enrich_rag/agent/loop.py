@@ -53,8 +53,8 @@ STAGES = (
     ),
     Stage(
         "first read",
-        "one search (the hybrid's first passages, GraphRank's walk below) -> its first passage (the top 5 "
-        "on titled passages) -> CheckSufficiency; a read that states its answer is the answer",
+        "one search (the hybrid's first passages, GraphRank's walk below) -> its first passage "
+        "-> CheckSufficiency; a read that states its answer is the answer",
         _READING,
         then=("rounds", *_AFTER_READING),
     ),
