@@ -142,6 +142,10 @@ class AgentConfig:
     # top 5, at less than half the prompt tokens, the second hop read by the rounds that follow
     # (find_scoreboard_first_one_every_set.json, find_scoreboard_nq_first_one.json).
     first_read: int = bounded(1, ge=0, le=20)
+    # Pages the first passage names that the search follows (titled passages: `retrieval.follow_first_passages`;
+    # documentation follows none) read in the first read too: a bridge question's first passage names its
+    # second hop's page, and read alone it is answered with the first hop's entity.
+    first_read_named: int = bounded(0, ge=0, le=5)
     # The first read keeps of each passage its units (sentences, list items, code lines) that share a word
     # with the question and this many units after each, the title kept (-1: passages whole).
     first_read_cut: int = bounded(1, ge=-1, le=20)

@@ -50,21 +50,26 @@ def read_whole(steps: Steps, state: QuestionState) -> SearchRound:
 
 
 def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficiency], bool]) -> SearchRound:
-    """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns), each cut
-    to the units near the question's words (`agent.first_read_cut`; evidence/lines.py)."""
+    """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns) and of the
+    pages the first of them names that the search follows (`agent.first_read_named`), each cut to the units
+    near the question's words (`agent.first_read_cut`; evidence/lines.py). A bridge question's first passage
+    names the page of its second hop: read alone, it is answered with the first hop's entity."""
     question, k = state.question, steps.config.first_read
     with state.trace.step(StepKind.GRAPH_RANK, query=question, round=0) as step:
         hits = steps.retriever.search(question)
         ranking = steps.retriever.rank(state.analysis, hits)
         step.record = Ranked.of(ranking)
     state.searched = (ranking, hits)
-    ordered = [near_question(p, question, steps.config.first_read_cut) for p in steps.retriever.order(ranking, hits, k)]
+    searched = steps.retriever.order(ranking, hits, k)
+    seen = {p.id for p in searched}
+    named = [p for p in steps.retriever.followed(ranking, hits) if p.id not in seen][: steps.config.first_read_named]
+    ordered = [near_question(p, question, steps.config.first_read_cut) for p in [*searched, *named]]
     top = fitted(steps, state, ordered)
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
     sub = Subgraph(nodes=nodes, evidence=list(top))
     with state.trace.step(StepKind.ENRICH_CONTEXT, query=question, budget=k, round=0) as step:
         cut = {"fits_in_time": len(top)} if len(top) < len(ordered) else {}  # the answer's bound had room for fewer
-        step.record = context_built(sub, {"read": "search", "k": k} | cut, ())
+        step.record = context_built(sub, {"read": "search", "k": k} | ({"named": len(named)} if named else {}) | cut, ())
     result, is_stated, _ = steps.check_sufficiency(state, question, sub, iteration=0, history=[], grounding=grounding, alone=True)
     return SearchRound(result, sub, tuple(ranking.passages), grounded=is_stated)
 

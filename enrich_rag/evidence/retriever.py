@@ -66,18 +66,23 @@ class Retriever:
         """The search's first k: the hybrid's first passages kept first (as many as this kind of corpus
         keeps), the pages the first of them names (as many as this kind follows), then the walk's order
         (evidence/fusion.py)."""
+        keep = hybrid_first(self.resources.config.retrieval, self.resources.corpus_kind)
+        return fused(ranking.passages, hits, keep, k=k, followed=self.followed(ranking, hits))
+
+    def followed(self, ranking: GraphRanking, hits: Sequence[Passage]) -> list[Passage]:
+        """The pages the search's first passage names, as many as this kind of corpus follows, one chunk
+        each (evidence/fusion.py `linked_pages`): none where the hybrid's first passage is not kept first."""
         config, kind = self.resources.config.retrieval, self.resources.corpus_kind
         keep, follow = hybrid_first(config, kind), followed_first(config, kind)
-        followed: list[Passage] = []
-        if follow and keep and hits:  # the first passage is the hybrid's first only where it is kept
-            first = hits[0]
-            titles = [t for t in self.resources.title_gazetteer().named_titles(first.text) if t != first.title]
-            by_title: dict[str, list[Passage]] = {}
-            for chunk in self.resources.passages.by_titles(titles):
-                by_title.setdefault(chunk.title, []).append(chunk)
-            named = [chunk for t in titles for chunk in by_title.get(t, ()) if chunk.doc_id != first.doc_id]
-            followed = linked_pages(named, ranking.mass, follow)
-        return fused(ranking.passages, hits, keep, k=k, followed=followed)
+        if not (follow and keep and hits):
+            return []
+        first = hits[0]
+        titles = [t for t in self.resources.title_gazetteer().named_titles(first.text) if t != first.title]
+        by_title: dict[str, list[Passage]] = {}
+        for chunk in self.resources.passages.by_titles(titles):
+            by_title.setdefault(chunk.title, []).append(chunk)
+        named = [chunk for t in titles for chunk in by_title.get(t, ()) if chunk.doc_id != first.doc_id]
+        return linked_pages(named, ranking.mass, follow)
 
     def rank(self, analysis: QueryAnalysis, hits: Sequence[Passage]) -> GraphRanking:
         """GraphRank: one read of the question's neighbourhood, PageRank over it."""
