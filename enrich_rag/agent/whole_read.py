@@ -51,9 +51,11 @@ def read_whole(steps: Steps, state: QuestionState) -> SearchRound:
 
 def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficiency], bool]) -> SearchRound:
     """One read of the search's top `agent.first_read` passages (what `EnrichRAG.search` returns) and of the
-    pages the first of them names that the search follows (`agent.first_read_named`), each cut to the units
-    near the question's words (`agent.first_read_cut`; evidence/lines.py). A bridge question's first passage
-    names the page of its second hop: read alone, it is answered with the first hop's entity."""
+    pages the first of them names that the search follows (`agent.first_read_named`; not for a comparison),
+    each cut to the units near the question's words (`agent.first_read_cut`; evidence/lines.py). A bridge
+    question's first passage names the page of its second hop: read alone, it is answered with the first
+    hop's entity. A comparison's answer is one of its own sides, and the page one side names (a film's
+    director) was answered instead (bench_results/find_scoreboard_first_named_arm.json, 2Wiki)."""
     question, k = state.question, steps.config.first_read
     with state.trace.step(StepKind.GRAPH_RANK, query=question, round=0) as step:
         hits = steps.retriever.search(question)
@@ -62,7 +64,8 @@ def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficie
     state.searched = (ranking, hits)
     searched = steps.retriever.order(ranking, hits, k)
     seen = {p.id for p in searched}
-    named = [p for p in steps.retriever.followed(ranking, hits) if p.id not in seen][: steps.config.first_read_named]
+    reads_named = steps.config.first_read_named if state.analysis.kind != COMPARISON else 0
+    named = [p for p in steps.retriever.followed(ranking, hits) if p.id not in seen][:reads_named]
     ordered = [near_question(p, question, steps.config.first_read_cut) for p in [*searched, *named]]
     top = fitted(steps, state, ordered)
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]
