@@ -87,6 +87,28 @@ LEVERS = (
         ("find_scoreboard_follow_every_set.json",),
         ("find_scoreboard_first_one_every_set.json", "find_scoreboard_nq_first_one.json"),
     ),
+    Lever(
+        "the search's first two passages in the first read (`agent.first_read` 1 -> 2), HotpotQA only: not kept",
+        # Off: the package as it was (HotpotQA at its state); on: the same package, the setting as the arm's.
+        ("find_scoreboard_first_one_state.json",),
+        ("find_scoreboard_first_two_arm.json",),
+    ),
+    Lever(
+        "the pages the first passage names, read with it in the first read, comparisons too (`agent.first_read_named` 0 -> 1): "
+        "stopped after 2Wiki, not kept",
+        # Off: the package before it (2Wiki at the first read's arm, the same loop; HotpotQA, last, at its
+        # state); on: the setting as the arm's, on the working tree that was then committed as the setting's
+        # code (`scoreboard --agent first_read_named=1`).
+        ("find_scoreboard_first_one_every_set.json", "find_scoreboard_first_one_state.json"),
+        ("find_scoreboard_first_named_arm.json",),
+    ),
+    Lever(
+        "the pages the first passage names, read with it in the first read, but for a comparison (`agent.first_read_named` 0 -> 1)",
+        # Off: as above, NQ and MuSiQue too; on: the setting as the arm's, at the package that then made it the
+        # default. Documentation follows no named page (`follow_first_pages` 0): no arm.
+        ("find_scoreboard_first_one_every_set.json", "find_scoreboard_nq_first_one.json", "find_scoreboard_first_one_state.json"),
+        ("find_scoreboard_first_named_arm2.json",),
+    ),
 )
 
 

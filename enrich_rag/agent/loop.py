@@ -53,8 +53,9 @@ STAGES = (
     ),
     Stage(
         "first read",
-        "one search (the hybrid's first passages, GraphRank's walk below) -> its first passage "
-        "-> CheckSufficiency; a read that states its answer is the answer",
+        "one search (the hybrid's first passages, GraphRank's walk below) -> its first passage (titled "
+        "passages: and the page it names, but for a comparison) -> CheckSufficiency; a read that states its "
+        "answer is the answer",
         _READING,
         then=("rounds", *_AFTER_READING),
     ),

@@ -4,6 +4,8 @@ read the loop keeps, which a real model cannot be made to answer on demand."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from enrich_rag.evidence.lines import lines_of, near_question
 from enrich_rag.evidence.quote import quote
 from enrich_rag.storage.passages import Passage
@@ -70,15 +72,55 @@ def test_a_later_read_forecast_past_the_answers_seconds_is_not_made(world, tmp_p
     assert answer.spent is not None and "s left for a read forecast at" in answer.spent
 
 
-def test_the_default_first_read_is_the_searchs_first_passage_alone_on_titled_passages_too(world, tmp_path, spacy_extractor):
+def test_the_default_first_read_is_the_searchs_first_passage_and_the_page_it_names_on_titled_passages(world, tmp_path, spacy_extractor):
     from enrich_rag.config import AgentConfig
     from enrich_rag.evidence.fusion import PAGES
 
-    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=AgentConfig().first_read)
+    defaults = AgentConfig()
+    agent, resources = loop_agent(
+        world, tmp_path, spacy_extractor, [("London", 3.0)], first_read=defaults.first_read, first_read_named=defaults.first_read_named
+    )
     context = step_outputs(agent.answer(ASKED, enrich="never"), "EnrichContext")[0]
     assert resources.corpus_kind != PAGES  # the Wikipedia-style world: the kind that read five before
+    assert context["selection"] == {"read": "search", "k": 1, "named": 1}
+    assert context["chunk_ids"][:1] == [p.id for p in agent.retriever.retrieve(ASKED, 1)] and len(context["chunk_ids"]) == 2
+
+
+def test_the_first_read_reads_the_page_its_first_passage_names_with_it(world, tmp_path, spacy_extractor):
+    """`agent.first_read_named`: a bridge question's first passage (Inception's, "Christopher Nolan directed
+    Inception") names the page of its second hop, and the first read reads that page too; read alone, the
+    first passage states only the first hop's entity."""
+    alone, _ = loop_agent(world, tmp_path / "alone", spacy_extractor, [("Christopher Nolan", 3.0)], first_read=1, first_read_named=0)
+    answer = alone.answer(QUESTION, enrich="never")
+    context = step_outputs(answer, "EnrichContext")[0]
     assert context["selection"] == {"read": "search", "k": 1}
-    assert context["chunk_ids"] == [p.id for p in agent.retriever.retrieve(ASKED, 1)]
+    assert answer.answer == "Christopher Nolan"  # the first hop, stated by what was read: the question would end here
+
+    # the search follows the walk's heaviest named page; both of Inception's, so that the director's is read
+    follows_two = dataclasses.replace(world, retrieval=dataclasses.replace(world.retrieval, follow_first_passages=2))
+    agent, resources = loop_agent(follows_two, tmp_path, spacy_extractor, [("London", 3.0)], first_read=1, first_read_named=2)
+    answer = agent.answer(QUESTION, enrich="never")
+    context = step_outputs(answer, "EnrichContext")[0]
+    assert context["selection"] == {"read": "search", "k": 1, "named": 2}
+    first, named = resources.passages.by_ids(context["chunk_ids"][:1]), resources.passages.by_ids(context["chunk_ids"][1:])
+    assert context["chunk_ids"][0] == agent.retriever.retrieve(QUESTION, 1)[0].id and first[0].title == "Inception"
+    assert {p.title for p in named} == {"Christopher Nolan", "Leonardo DiCaprio"}  # the pages Inception's passage names
+    assert len(resources.llm.prompts) == 1 and "Nolan was born in London" in resources.llm.prompts[0]
+    assert answer.answer == "London" and answer.quote is not None and answer.quote.text == "Nolan was born in London in 1970."
+
+
+def test_a_comparison_reads_no_named_page(world, tmp_path, spacy_extractor):
+    """A comparison's answer is one of its sides: the page its first passage names is not read with it,
+    though the search follows one."""
+    from enrich_rag.evidence.query_analysis import COMPARISON, analyze_query
+
+    compared = "Who is older, Leonardo DiCaprio or Christopher Nolan?"
+    agent, resources = loop_agent(world, tmp_path, spacy_extractor, [("Christopher Nolan", 3.0)], first_read=1, first_read_named=1)
+    analysis = analyze_query(compared, resources.nlp, resources.store)
+    hits = agent.retriever.search(compared)
+    assert analysis.kind == COMPARISON and agent.retriever.followed(agent.retriever.rank(analysis, hits), hits)
+    context = step_outputs(agent.answer(compared, enrich="never"), "EnrichContext")[0]
+    assert context["selection"] == {"read": "search", "k": 1} and len(context["chunk_ids"]) == 1
 
 
 def test_no_first_read_when_off(world, tmp_path, spacy_extractor):
