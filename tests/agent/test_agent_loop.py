@@ -146,7 +146,7 @@ def test_cli_query_json_and_rollback_errors(gap_config, tmp_path):
     assert "Nolan" in data["answer"] and data["citations"] and data["citations"][0]["chunk_id"].startswith("inception::")
     steps = [s["tool"] for s in data["trace"]["steps"]]
     assert steps[:4] == ["AnalyzeQuery", "GraphRank", "EnrichContext", "CheckSufficiency"]  # read first, before any plan
-    assert data["trace"]["steps"][2]["outputs"]["selection"] == {"read": "search", "k": 1}  # the search's first passage
+    assert data["trace"]["steps"][2]["outputs"]["selection"] == {"read": "search", "k": 1, "named": 1}  # first passage, named page
     assert committed_partitions(Path(gap_config.paths.graph)) == ["seed"]  # --no-enrich wrote nothing
     bad = runner.invoke(app, ["graph", "rollback", "enrich-nope", "--params", str(params)])
     assert bad.exit_code == 1 and "no partition 'enrich-nope'" in bad.output
