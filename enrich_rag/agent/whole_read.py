@@ -62,10 +62,11 @@ def first_read(steps: Steps, state: QuestionState, grounding: Callable[[Sufficie
         ranking = steps.retriever.rank(state.analysis, hits)
         step.record = Ranked.of(ranking)
     state.searched = (ranking, hits)
-    searched = steps.retriever.order(ranking, hits, k)
+    followed = steps.retriever.followed(ranking, hits)  # looked up once: the search's order places them too
+    searched = steps.retriever.order(ranking, hits, k, followed=followed)
     seen = {p.id for p in searched}
     reads_named = steps.config.first_read_named if state.analysis.kind != COMPARISON else 0
-    named = [p for p in steps.retriever.followed(ranking, hits) if p.id not in seen][:reads_named]
+    named = [p for p in followed if p.id not in seen][:reads_named]
     ordered = [near_question(p, question, steps.config.first_read_cut) for p in [*searched, *named]]
     top = fitted(steps, state, ordered)
     nodes = [{"id": passage_node(p.id), "name": p.title or p.id, "kind": "passage", "chunk_id": p.id, "prize": 0.0} for p in top]

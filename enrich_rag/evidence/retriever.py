@@ -62,12 +62,13 @@ class Retriever:
             return hits[:k]
         return self.order(self.rank(analyze_query(question, self.resources.nlp, self.resources.store), hits), hits, k)
 
-    def order(self, ranking: GraphRanking, hits: Sequence[Passage], k: int) -> list[Passage]:
+    def order(self, ranking: GraphRanking, hits: Sequence[Passage], k: int, followed: Sequence[Passage] | None = None) -> list[Passage]:
         """The search's first k: the hybrid's first passages kept first (as many as this kind of corpus
         keeps), the pages the first of them names (as many as this kind follows), then the walk's order
         (evidence/fusion.py)."""
         keep = hybrid_first(self.resources.config.retrieval, self.resources.corpus_kind)
-        return fused(ranking.passages, hits, keep, k=k, followed=self.followed(ranking, hits))
+        followed = self.followed(ranking, hits) if followed is None else followed
+        return fused(ranking.passages, hits, keep, k=k, followed=followed)
 
     def followed(self, ranking: GraphRanking, hits: Sequence[Passage]) -> list[Passage]:
         """The pages the search's first passage names, as many as this kind of corpus follows, one chunk
