@@ -33,6 +33,7 @@ class Lever:
 # every set, the round's end, and the markup lever's off arm, which is the kept default on the markdown
 # folders (measured on them alone, not kept).
 NOW_BOARDS = (
+    "find_scoreboard_round_end.json",
     "find_scoreboard_first_one_state.json",
     "find_scoreboard_now.json",
     "find_scoreboard_one_state.json",
