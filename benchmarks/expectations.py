@@ -1,30 +1,21 @@
 """What a user should expect, from committed files alone: the README's table and the results page's
 headline. Time and memory come from the what-to-expect benchmark (`scripts/what_to_expect.py`: 100
-documents built, served warm, asked through the stream); answer quality from the run that stands for
-the default loop on each dev set (`CURRENT_RUNS`), beside the one-shot oracle (the reader handed the
-gold passages) of that set's largest run.
+documents built, served warm, asked through the stream); answer quality from the scoreboard that stands
+for today's default (`BOARD`): every set at one package state, the default beside one read of its own
+search and the reader handed the passages that answer, paired on the same questions.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from enrich_rag.eval.stats import with_ci
 
 BENCH = "bench_results/what_to_expect.json"
-DEFAULT_METHOD = "enrichrag_no_enrich"  # the loop as a question runs it by default (enrichment is a setting)
-ORACLE = "oracle"
-DEV_SETS = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSiQue", "nq": "NQ-Open"}  # the configs/ sets
-# The run of today's default loop that stands for each set, and whether its questions were used to tune it
-# (a rule's shape or a setting chosen on them): a new run of the default is named here.
-CURRENT_RUNS = {  # dataset -> (run, whether its questions chose a setting, the method that ran the default loop)
-    "hotpotqa": ("results/fast/hotpotqa/hotpotqa-dev261-300-compare-one-read", False, DEFAULT_METHOD),
-    "2wiki": ("results/fast/2wiki/2wiki-dev161-200-compare-one-read", False, DEFAULT_METHOD),
-    "musique": ("results/hops/musique/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # the bridge check was shaped on these parses
-    "nq": ("results/hops/nq/dev100-bridge-881e4d0", True, DEFAULT_METHOD),  # earlier rounds' settings were chosen on NQ dev 1-100
-}
+# The scoreboard of today's default (`python -m benchmarks scoreboard`): a new board at a new default is named here.
+BOARD = "bench_results/find_scoreboard_round_end.json"
+SET_NAMES = {"hotpotqa": "HotpotQA", "2wiki": "2WikiMultihopQA", "musique": "MuSiQue", "nq": "NQ-Open"}
 
 
 def _mb(value: float) -> str:
@@ -62,69 +53,44 @@ def cost_rows(root: Path, only: frozenset[str] | None) -> list[str]:
     ]
 
 
-def _runs(root: Path, only: frozenset[str] | None) -> list[tuple[Path, dict[str, Any]]]:
-    found = sorted(p for p in root.glob("results/**/metrics.json") if only is None or p.relative_to(root).as_posix() in only)
-    return [(p, json.loads(p.read_text(encoding="utf-8"))) for p in found if "workspace" not in p.parts]
-
-
-def _loop(run: Path, method: str) -> str:
-    """How the method's loop read a question in that run: planned hops, read first, or read as one."""
-    import yaml
-
-    from enrich_rag.eval.methods import AGENT_OVERRIDES
-
-    config = run / "config.yaml"
-    agent = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("agent", {}) if config.is_file() else {}
-    agent = agent | AGENT_OVERRIDES.get(method, {})
-    if not agent.get("hops", True):
-        return "one read"
-    return "read first" if agent.get("plan_when") == "unsure" else "hops"
-
-
 def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
-    """Per dev set: the default loop's EM in the run `CURRENT_RUNS` names, and the one-shot oracle's in the
-    set's largest run."""
-    ceiling: dict[str, tuple[int, Path, dict[str, Any]]] = {}
-    runs = dict(_runs(root, only))
-    for path, metrics in runs.items():
-        methods, dataset = metrics.get("methods", {}), metrics.get("dataset", "")
-        if dataset in DEV_SETS and ORACLE in methods and "em_ci" in methods[ORACLE]:
-            n = int(methods[ORACLE].get("n", 0))
-            if dataset not in ceiling or n > ceiling[dataset][0]:
-                ceiling[dataset] = (n, path, metrics)
-    current = {d: root / run / "metrics.json" for d, (run, *_) in CURRENT_RUNS.items() if root / run / "metrics.json" in runs}
-    if not current:
+    """Per set of `BOARD`: the default's EM beside its own one read and the gold read, paired."""
+    path = root / BOARD
+    if not path.is_file() or (only is not None and BOARD not in only):
         return []
+    board = json.loads(path.read_text(encoding="utf-8"))
+    commits = sorted({s.get("commit", board["commit"]) for s in board["sets"].values()})
     lines = [
-        "Exact match on each bundled dev set (95% interval): today's default loop beside the same reader handed the",
-        "gold passages at once (the one-shot oracle, from the set's largest run; where the questions differ this is",
-        "not a paired difference). `tuned`: whether these questions were used to choose a rule or a setting.",
+        f"Exact match on each set (`{BOARD}`, commit {', '.join(commits)}; `python -m benchmarks scoreboard`): "
+        "today's default loop beside one read of its own search's top 3 and the same reader handed the passages "
+        "that answer (the gold read), on the same questions; 95% intervals, the differences paired. The dev sets' "
+        "questions (the first 100 of each) and the documentation folders' were used to choose the default's "
+        "settings, so these figures are tuned. Seconds from a run that had the machine's 2 cores to itself.",
         "",
-        "| dev set | loop | tuned | EM | questions | p50 s | oracle EM | questions | runs |",
-        "|---|---|---|---:|---:|---:|---:|---:|---|",
+        "| set | questions | default EM | one read (top 3) | gold read | default - one read | default - gold read "
+        "| prompt tokens | p50 / max s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for dataset, path in current.items():
-        own = runs[path]["methods"][CURRENT_RUNS[dataset][2]]
-        oracle_cells = ["", ""]
-        files = [f"`{path.parent.relative_to(root)}`"]
-        if dataset in ceiling:
-            _, opath, ometrics = ceiling[dataset]
-            o = ometrics["methods"][ORACLE]
-            oracle_cells = [with_ci(o["em"], o.get("em_ci")), str(o.get("n", ""))]
-            if opath != path:
-                files.append(f"`{opath.parent.relative_to(root)}`")
-        latency = own.get("latency_p50_s")
-        lines.append(
-            f"| {DEV_SETS[dataset]} | {_loop(path.parent, CURRENT_RUNS[dataset][2])} | {'yes' if CURRENT_RUNS[dataset][1] else 'no'} | "
-            f"{with_ci(own['em'], own.get('em_ci'))} | {own.get('n', '')} | "
-            f"{'' if latency is None else f'{latency:.1f}'} | {oracle_cells[0]} | {oracle_cells[1]} | {', '.join(files)} |"
-        )
-    return lines + [
-        "",
-        "p50 s is the run's median seconds per question on 2 busy cores (an evaluation runs methods side by side);",
-        "the benchmark above is the quiet figure.",
-        "",
-    ]
+    for name, s in board["sets"].items():
+        if "top3" not in s or "gold" not in s:  # an arm of the default alone
+            continue
+        d, paired = s["default"], s["paired"]
+        cells = [
+            f"{SET_NAMES.get(name, f'{name} (docs)')}",
+            str(s["questions"]),
+            with_ci(d["em"][0], d["em"][1:]),
+            f"{s['top3']['em'][0]:.3f}",
+            f"{s['gold']['em'][0]:.3f}",
+            *(_difference(paired[key]["em_difference"]) for key in ("default - top3", "default - gold")),
+            f"{d['prompt_tokens_mean']:.0f}",
+            f"{d['seconds_p50']:.1f} / {d['seconds_max']:.1f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _difference(value: list[float]) -> str:
+    return f"{value[0]:+.3f} [{value[1]:+.2f}, {value[2]:+.2f}]"
 
 
 def what_to_expect(root: Path, only: frozenset[str] | None) -> list[str]:

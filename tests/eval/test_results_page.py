@@ -82,16 +82,29 @@ def test_a_superseded_run_still_in_the_tree_is_left_off_the_page_and_counted_and
     assert "(1 still here)" in page
 
 
-def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_oracle(tmp_path, monkeypatch):
+def test_what_to_expect_shows_the_default_beside_its_one_read_and_gold_read_from_the_board(tmp_path):
     from benchmarks import expectations
 
-    _run(tmp_path, "musique", "old", 50, {"enrichrag_no_enrich": 0.08, "oracle": 0.3})
-    _run(tmp_path, "musique", "new", 100, {"enrichrag_no_enrich": 0.2}, folder="hops/musique")
-    (tmp_path / "results/hops/musique/new/config.yaml").write_text("agent:\n  hops: true\n")
-    method = "enrichrag_no_enrich"
-    current = {"musique": ("results/hops/musique/new", True, method), "nq": ("results/nq/missing", False, method)}
-    monkeypatch.setattr(expectations, "CURRENT_RUNS", current)
+    read = lambda em, **more: {"em": em, "prompt_tokens_mean": 250.4, "seconds_p50": 5.96, "seconds_max": 21.4, **more}  # noqa: E731
+    board = {
+        "commit": "abc1234",
+        "sets": {
+            "musique": {
+                "commit": "abc1234",
+                "questions": 100,
+                "default": read([0.1, 0.04, 0.16]),
+                "top3": read([0.12, 0.06, 0.18]),
+                "gold": read([0.31, 0.22, 0.4]),
+                "paired": {
+                    "default - top3": {"em_difference": [-0.02, -0.07, 0.03]},
+                    "default - gold": {"em_difference": [-0.21, -0.3, -0.13]},
+                },
+            },
+            "npm": {"commit": "abc1234", "questions": 20, "default": read([0.65, 0.45, 0.85]), "paired": {}},  # an arm alone
+        },
+    }
     (tmp_path / "bench_results").mkdir()
+    (tmp_path / expectations.BOARD).write_text(json.dumps(board))
     bench = {
         "commit": "abc1234",
         "cores": 2,
@@ -108,8 +121,12 @@ def test_what_to_expect_shows_the_current_run_of_each_set_beside_its_largest_ora
     assert "| build 100 documents (`enrich-rag build`) | 95 s, peak 1.4 GB |" in text
     assert "| 0.0 s / 6.2 s (p95 11.0 s) |" in text and "24.0 s; 80% of them enriched" in text
     row = next(line for line in block if line.startswith("| MuSiQue"))
-    assert row.startswith("| MuSiQue | hops | yes | 0.200 [0.100, 0.300] | 100 |") and "| 0.300 [0.200, 0.400] | 50 |" in row
-    assert "| NQ-Open" not in text  # a named run that is not there is left out
+    assert (
+        row == "| MuSiQue | 100 | 0.100 [0.040, 0.160] | 0.120 | 0.310 | -0.020 [-0.07, +0.03] | -0.210 [-0.30, -0.13] | 250 | 6.0 / 21.4 |"
+    )
+    assert "| npm" not in text  # a set with the default alone has no reads to stand beside
+    uncommitted = expectations.what_to_expect(tmp_path, frozenset({expectations.BENCH}))  # the board not committed
+    assert uncommitted and not any(line.startswith("| MuSiQue") for line in uncommitted)
     readme = "intro\n<!-- what-to-expect: start -->\nstale\n<!-- what-to-expect: end -->\nrest\n"
     assert (
         expectations.readme_with(readme, ["fresh"]) == "intro\n<!-- what-to-expect: start -->\nfresh\n<!-- what-to-expect: end -->\nrest\n"
