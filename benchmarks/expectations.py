@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks.cells import signed_interval
 from enrich_rag.eval.stats import with_ci
 
 BENCH = "bench_results/what_to_expect.json"
@@ -81,16 +82,12 @@ def quality_rows(root: Path, only: frozenset[str] | None) -> list[str]:
             with_ci(d["em"][0], d["em"][1:]),
             f"{s['top3']['em'][0]:.3f}",
             f"{s['gold']['em'][0]:.3f}",
-            *(_difference(paired[key]["em_difference"]) for key in ("default - top3", "default - gold")),
+            *(signed_interval(paired[key]["em_difference"]) for key in ("default - top3", "default - gold")),
             f"{d['prompt_tokens_mean']:.0f}",
             f"{d['seconds_p50']:.1f} / {d['seconds_max']:.1f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, ""]
-
-
-def _difference(value: list[float]) -> str:
-    return f"{value[0]:+.3f} [{value[1]:+.2f}, {value[2]:+.2f}]"
 
 
 def what_to_expect(root: Path, only: frozenset[str] | None) -> list[str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cells import signed_interval
 from benchmarks.find import within
 from enrich_rag.eval.stats import paired_difference
 
@@ -278,8 +279,8 @@ def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[
         tokens = f"{before['default']['prompt_tokens_mean']:.0f} / " if before else ""
         lines.append(
             f"| {name} ({s['kind']}) | {s['questions']} | {d['em'][0]:.3f} [{d['em'][1]:.2f}, {d['em'][2]:.2f}] | {change} "
-            f"| {t['em'][0]:.3f} | {gold} | {dt[0]:+.3f} [{dt[1]:+.2f}, {dt[2]:+.2f}] "
-            + (f"| {dg[0]:+.3f} [{dg[1]:+.2f}, {dg[2]:+.2f}] " if dg else "| ")
+            f"| {t['em'][0]:.3f} | {gold} | {signed_interval(dt)} "
+            + (f"| {signed_interval(dg)} " if dg else "| ")
             + f"| {d['held_answering']} / {t['held_answering']} | {tokens}{d['prompt_tokens_mean']:.0f} "
             f"| {d['seconds_p50']:.1f} / {d['seconds_max']:.1f} | {d['reader_calls_max']} |"
         )

@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from benchmarks.cells import signed_interval
 from benchmarks.find import evidence_rank, measured_sets, package_state
 from benchmarks.search_read import _tokens, loop_read, paired, plain_read
 from enrich_rag.agent.sufficiency import check_sufficiency
@@ -167,8 +168,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def _difference(pair: dict[str, Any] | None) -> str:
     if pair is None:
         return "-"
-    low, high = pair["em_difference"][1:]
-    return f"{pair['em_difference'][0]:+.3f} [{low:+.2f}, {high:+.2f}]"
+    return signed_interval(pair["em_difference"])
 
 
 def table(result: dict[str, Any]) -> Table:

@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.cells import signed_interval
 from benchmarks.find import measured_sets
 from benchmarks.scoreboard import run_set
 from benchmarks.search_read import paired
@@ -141,7 +142,7 @@ def report() -> None:
             )
         diff = sets["after - before"]
         em = diff["em_difference"]
-        answers.add_row(name, "after - before", "", f"{em[0]:+.3f} [{em[1]:+.2f}, {em[2]:+.2f}]", f"won {diff['won']}, lost {diff['lost']}")
+        answers.add_row(name, "after - before", "", signed_interval(em), f"won {diff['won']}, lost {diff['lost']}")
     console.print(answers)
     waves = Table(title="6 clients x 3 questions at once (60 s limit): what the clients got")
     for column in ("wave", "commit", "answered", "refused at once", "refused after waiting", "timed out (504)", "right", "p50 / max s"):
