@@ -139,7 +139,8 @@ def rank_table(start: dict[str, Any], end: dict[str, Any]) -> list[str]:
     for name, now in end["sets"].items():
         before = start["sets"].get(name)
         what = "every gold paragraph" if now["kind"] == "dev" else "the labelled line's passage"
-        rows = [("hybrid alone, now", now), ("default, round start", before), ("default, now", now)]
+        at = f" ({now['commit']})" if "commit" in now else ""
+        rows = [(f"hybrid alone, now{at}", now), ("default, round start", before), (f"default, now{at}", now)]
         for label, data in rows:
             if data is None:
                 continue
@@ -310,12 +311,14 @@ def held_split(board: dict[str, Any]) -> list[str]:
 
 
 def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
-    start, end = _load(root, "find_start.json", only), _load(root, "find_end.json", only)
+    # the held-out folder was searched at find_end.json's commit and never again: the newer file has the rest
+    start, end = _load(root, "find_start.json", only), _boards(root, ("find_end.json", "find_round_end.json"), only)
     lines: list[str] = []
     if start and end:
         lines += [
             "Where the passages that answer rank, no reader call (`python -m benchmarks find`; "
-            "`bench_results/find_start.json`, `find_end.json`): questions whose answering passage (a documentation "
+            "`bench_results/find_start.json`, `find_end.json`, `find_round_end.json`; "
+            "each set at the commit beside it): questions whose answering passage (a documentation "
             "folder's labelled page and line) or every gold paragraph (dev sets, the first 100) is within the first k.",
             "",
             *rank_table(start, end),
