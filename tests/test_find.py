@@ -48,10 +48,14 @@ def test_each_search_is_paired_against_the_hybrid_and_the_readme_block_shows_sta
     assert (at1["found"], at1["won"], at1["lost"]) == (1, 1, 1) and at5["found"] == 2 and at5["minus_hybrid"] == 0.0
     assert summary["searches"]["dense"]["all@20"]["lost"] == 1
     (tmp_path / "bench_results").mkdir()
-    for label in ("start", "end"):
-        (tmp_path / "bench_results" / f"find_{label}.json").write_text(json.dumps({"sets": {"npm": summary}, "rows": {"npm": rows}}))
+    for label in ("start", "end", "round_end"):
+        board = {"commit": f"at-{label}", "sets": {"npm": summary}, "rows": {"npm": rows}}
+        (tmp_path / "bench_results" / f"find_{label}.json").write_text(json.dumps(board))
     block = "\n".join(find_block(tmp_path))
     assert "| npm (2) | the labelled line's passage | default, round start | 1 | 2 | 2 | 2 | 2 |" in block
+    # a set measured again supersedes its older figure, stamped with the commit it was measured at
+    assert "| npm (2) | the labelled line's passage | default, now (at-round_end) | 1 | 2 | 2 | 2 | 2 |" in block
+    assert "at-end)" not in block
     assert find_block(tmp_path, frozenset()) == ["No find benchmark is committed yet (`python -m benchmarks find --label end`)."]
 
 
