@@ -33,6 +33,15 @@ class Lever:
 # (`one_state`); each board's sets may span sessions, each stamped with its state. Then earlier boards:
 # every set, the round's end, and the markup lever's off arm, which is the kept default on the markdown
 # folders (measured on them alone, not kept).
+# each set's first board this round, a later file's set over an earlier's: the default of its day at 100
+# questions where one ran (HotpotQA and Click first at 4a2cb5b; NQ first as the follow lever's off arm)
+FIRST_BOARDS = (
+    "find_scoreboard_lever_follow_off.json",
+    "find_scoreboard_every_set.json",
+    "find_scoreboard_lever_markup_off.json",
+    "find_scoreboard_start.json",
+    "find_scoreboard_end.json",
+)
 NOW_BOARDS = (
     "find_scoreboard_round_end.json",
     "find_scoreboard_first_one_state.json",
@@ -249,7 +258,7 @@ def _paired_commits(start_rows: list[dict[str, Any]], end_rows: list[dict[str, A
     if not pairs:
         return ""
     diff = paired_difference([a for a, _ in pairs], [b for _, b in pairs])
-    return f"{diff.value:+.3f} [{diff.low:+.2f}, {diff.high:+.2f}]"
+    return signed_interval((diff.value, diff.low, diff.high))
 
 
 def states(board: dict[str, Any]) -> list[str]:
@@ -261,11 +270,11 @@ def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[
     lines = [
         f"At {', '.join(sorted({s.get('commit', end['commit']) for s in end['sets'].values()}))}"
         + f" (package state{'s' if len(states(end)) > 1 else ''} {', '.join(states(end))})"
-        + (f", beside the round's start ({start['commit']})" if start else "")
+        + (", beside each set's first board this round (now - first: paired on the questions both ran)" if start else "")
         + ":",
         "",
-        "| set | n | default EM | now - start | one read (top 3) | gold read | default - one read | default - gold read "
-        "| held: default / one read | prompt tokens: start / now | p50 / max s | most calls |",
+        "| set | n | default EM | now - first (its commit) | one read (top 3) | gold read | default - one read | default - gold read "
+        "| held: default / one read | prompt tokens: first / now | p50 / max s | most calls |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, s in end["sets"].items():
@@ -276,7 +285,7 @@ def scoreboard_table(start: dict[str, Any] | None, end: dict[str, Any]) -> list[
         gold = f"{s['gold']['em'][0]:.3f}" if "gold" in s else ""
         dg = s["paired"].get("default - gold", {}).get("em_difference")
         dt = s["paired"]["default - top3"]["em_difference"]
-        change = _paired_commits(start["rows"][name], end["rows"][name], "default") if before and start else ""
+        change = f"{_paired_commits(start['rows'][name], end['rows'][name], 'default')} ({before['commit']})" if before and start else ""
         tokens = f"{before['default']['prompt_tokens_mean']:.0f} / " if before else ""
         lines.append(
             f"| {name} ({s['kind']}) | {s['questions']} | {d['em'][0]:.3f} [{d['em'][1]:.2f}, {d['em'][2]:.2f}] | {change} "
@@ -326,7 +335,7 @@ def find_block(root: Path, only: frozenset[str] | None = None) -> list[str]:
         ]
     now = [(board, name) for name in NOW_BOARDS if (board := _load(root, name, only))]
     if now:
-        board_start = _load(root, "find_scoreboard_start.json", only)
+        board_start = _boards(root, FIRST_BOARDS, only)
         lines += [
             "The scoreboard (`python -m benchmarks scoreboard`; `bench_results/find_scoreboard_*.json`): the default "
             "loop, one read of its own search's top 3 and the reader handed the passages that answer, on the same "
