@@ -28,12 +28,7 @@ class Lever:
     find_on: str = ""
 
 
-# The scoreboards: the package as it is (`first_one_state`, the sets run at its state so far), then at the
-# state before the first read of one passage on titled passages (`now`) and before the first read's lever
-# (`one_state`); each board's sets may span sessions, each stamped with its state. Then earlier boards:
-# every set, the round's end, and the markup lever's off arm, which is the kept default on the markdown
-# folders (measured on them alone, not kept).
-# each set's first board this round, a later file's set over an earlier's: the default of its day at 100
+# Each set's first board this round, a later file's set over an earlier's: the default of its day at 100
 # questions where one ran (HotpotQA and Click first at 4a2cb5b; NQ first as the follow lever's off arm)
 FIRST_BOARDS = (
     "find_scoreboard_lever_follow_off.json",
@@ -42,6 +37,12 @@ FIRST_BOARDS = (
     "find_scoreboard_start.json",
     "find_scoreboard_end.json",
 )
+
+# The scoreboards: the package as it is (`round_end`, every set at one state), then the states before it:
+# the first read of one passage on titled passages (`first_one_state`), before it (`now`) and before the
+# first read's lever (`one_state`); each board's sets may span sessions, each stamped with its state. Then
+# earlier boards: every set, the round's first end, and the markup lever's off arm, which is the kept
+# default on the markdown folders (the lever measured on them alone, not kept).
 NOW_BOARDS = (
     "find_scoreboard_round_end.json",
     "find_scoreboard_first_one_state.json",
