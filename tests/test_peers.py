@@ -11,6 +11,7 @@ from benchmarks.peers.sets import (
     corpus,
     documents,
     fold_interrupted,
+    folder_path,
     gold_held,
     gold_in_read,
     gold_paragraphs,
@@ -128,6 +129,14 @@ def test_a_peer_missing_at_a_size_says_what_its_measured_smaller_index_projects(
     assert "| index, answer (toy 5q (5,000 characters) took 1,800 s" in "\n".join(table_lines(result, "`x`"))
     other = side_by_side(tmp_path, "docs", 20, chars)["systems"]["hipporag"]["not_run"]
     assert other.startswith("toy 60q (60,000 characters)") and "docs 20q (10,000 characters)" in other  # its largest index
+    # an index started at this size and not finished says what it has spent so far, before the projection
+    work = folder_path("hipporag", "toy", 30, tmp_path)
+    work.mkdir(parents=True)
+    spent = {"seconds_this_run": 1200.0, "reader_calls_this_run": 40, "reader_tokens_this_run": {}, "interrupted": True}
+    (work / "index_runs.jsonl").write_text(json.dumps(spent) + "\n")
+    checkpoint(work, spent | {"seconds_this_run": 600.0, "reader_calls_this_run": 14})  # the run still going
+    under_way = side_by_side(tmp_path, "toy", 30, chars)["systems"]["hipporag"]["not_run"]
+    assert under_way == "index under way: 2 runs, 0.5 h and 54 reader calls so far; " + hippo["not_run"]
 
 
 def test_the_warnings_a_peer_logs_while_it_works_are_counted_by_package_and_only_then():

@@ -20,7 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.peers.sets import FOLDERS, ROOT, corpus_chars
+from benchmarks.peers.sets import FOLDERS, ROOT, corpus_chars, folder_path, spent_so_far
 from enrich_rag.eval.stats import bootstrap, compare, paired_rows, with_ci
 
 SYSTEMS = ("enrichrag", "lightrag", "minirag", "hipporag")
@@ -77,6 +77,15 @@ def projected(root: Path, system: str, name: str, n: int, chars: CorpusChars) ->
     )
 
 
+def under_way(root: Path, system: str, name: str, n: int) -> str | None:
+    """An index started and not finished (runs logged, no index file): what it has spent so far."""
+    spent = spent_so_far(folder_path(system, name, n, root))
+    if spent is None:
+        return None
+    runs = f"{spent['runs']} run{'s' if spent['runs'] > 1 else ''}"
+    return f"index under way: {runs}, {spent['seconds'] / 3600:.1f} h and {spent['reader_calls']:,} reader calls so far"
+
+
 def with_gold_held(row: dict[str, Any]) -> dict[str, Any]:
     """The row with `gold_all` (1.0 when what it handed the reader held every gold paragraph) where it
     recorded what its context held; older rows did not, and stay without it."""
@@ -125,8 +134,8 @@ def side_by_side(root: Path, name: str, n: int, chars: CorpusChars = corpus_char
             "changes": (index or answered or {}).get("changes", []),
             "missing": [stage for stage, found in (("index", index), ("answer", answered)) if not found],
         }
-        if not index and (reason := projected(root, system, name, n, chars)):
-            systems[system]["not_run"] = reason
+        if not index and (reasons := [r for r in (under_way(root, system, name, n), projected(root, system, name, n, chars)) if r]):
+            systems[system]["not_run"] = "; ".join(reasons)
         for row in (answered or {}).get("answers", []):
             rows.setdefault((system, row["mode"]), []).append(with_gold_held(row))
     summary = {f"{s}:{m}": answers_summary(r) for (s, m), r in rows.items()}

@@ -112,10 +112,14 @@ def score(answer: str, gold: list[str]) -> dict[str, float]:
     return {"em": exact_match(answer, gold), "f1": token_f1(answer, gold), "contained": contains_answer(answer, gold)}
 
 
-def folder(system: str, name: str, n: int) -> Path:
+def folder_path(system: str, name: str, n: int, root: Path = ROOT) -> Path:
     """A system's working folder for a set (its index, its run log) under results/peers/: only the reader's
     replies and the run log are committed (.gitignore), so an index resumes on a fresh machine."""
-    path = ROOT / "results" / "peers" / f"{system}-{name}-{n}q"
+    return root / "results" / "peers" / f"{system}-{name}-{n}q"
+
+
+def folder(system: str, name: str, n: int) -> Path:
+    path = folder_path(system, name, n)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -157,17 +161,35 @@ def logged_run(folder_: Path, run: dict[str, Any]) -> dict[str, Any]:
     stretches its wall time and not its CPU time; they are None when a run in the log did not record them."""
     log = _append(folder_, run)
     (folder_ / OPEN_RUN).unlink(missing_ok=True)
-    runs = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    runs = _runs(log)
     tokens = {key: sum(r["reader_tokens_this_run"][key] for r in runs) for key in run["reader_tokens_this_run"]}
     cpu = [r.get("cpu_seconds_this_run") for r in runs]
     return run | {
         "runs": len(runs),
         "seconds_all_runs": round(sum(r["seconds_this_run"] for r in runs), 1),
-        "cpu_seconds_all_runs": None if None in cpu else round(sum(cpu), 1),
+        "cpu_seconds_all_runs": None if None in cpu else round(sum(c for c in cpu if c is not None), 1),
         "reader_calls_all_runs": sum(r.get("reader_calls_this_run", 0) for r in runs),
         "reader_tokens_all_runs": tokens,
         "peak_rss_mb_all_runs": max(r.get("peak_rss_mb", 0) for r in runs),
     }
+
+
+def spent_so_far(folder_: Path) -> dict[str, Any] | None:
+    """What an index still being built has spent: its logged runs and the running one's checkpoint (None
+    when no run has started), so a side by side can say a peer's index is under way, not just missing."""
+    log, running = folder_ / "index_runs.jsonl", folder_ / OPEN_RUN
+    runs = (_runs(log) if log.exists() else []) + ([json.loads(running.read_text(encoding="utf-8"))] if running.exists() else [])
+    if not runs:
+        return None
+    return {
+        "runs": len(runs),
+        "seconds": round(sum(r["seconds_this_run"] for r in runs), 1),
+        "reader_calls": sum(r.get("reader_calls_this_run", 0) for r in runs),
+    }
+
+
+def _runs(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
 class _Counting(logging.Handler):
