@@ -131,7 +131,7 @@ def side_by_side(root: Path, name: str, n: int, chars: CorpusChars = corpus_char
         index, answered = _load(root, system, name, n, "index"), _load(root, system, name, n, "answer")
         systems[system] = {
             "index": index_cost(index["index"]) if index else None,
-            "changes": (index or answered or {}).get("changes", []),
+            "changes": list(dict.fromkeys([*(index or {}).get("changes", []), *(answered or {}).get("changes", [])])),
             "missing": [stage for stage, found in (("index", index), ("answer", answered)) if not found],
         }
         if not index and (reasons := [r for r in (under_way(root, system, name, n), projected(root, system, name, n, chars)) if r]):

@@ -22,11 +22,12 @@ import sys
 import threading
 import types
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import numpy as np
 
-from benchmarks.peers.callables import ReaderLog
+from benchmarks.peers.callables import SHORT, ReaderLog
 from benchmarks.peers.sets import CONTEXT_TOKENS
 from enrich_rag.llm.prompts import Prompt
 
@@ -39,7 +40,10 @@ CHANGES = [
     "embeddings: MiniLM through _get_embedding_model_class (NV-Embed-v2 by default)",
     f"reader context {CONTEXT_TOKENS} tokens",
     "corpus: each titled paragraph one passage ('title\\ntext', as its own HotpotQA runs index it)",
+    f"QA system prompt (rag_qa_musique, its template for any set) ends with {SHORT!r}: this reader otherwise answers "
+    "after its 'Answer:' in a sentence",
 ]
+QA_TEMPLATE = "rag_qa_musique"
 
 
 class Reader:
@@ -73,6 +77,12 @@ class Reader:
     def batch_infer(self, batch: list[list[dict[str, str]]], **kwargs: Any) -> tuple[list[str], list[dict[str, Any]]]:
         replies = [self.infer(messages, **kwargs) for messages in batch]
         return [r[0] for r in replies], [r[1] for r in replies]
+
+
+def ask_short(templates: dict[str, Any]) -> None:
+    """End its QA template's system message with the answer form every peer is asked for."""
+    system = templates[QA_TEMPLATE][0]
+    system["content"] = Template(f"{system['content'].template} {SHORT}")
 
 
 def minilm_class(embedder: Any) -> type:
@@ -117,7 +127,9 @@ async def make(folder: Path, reader: Any, embedder: Any, log: ReaderLog) -> Hipp
         _get_llm_class=lambda cfg: Reader(reader, log, folder / "reader_replies.sqlite", cfg.max_new_tokens or 2048),
         _get_embedding_model_class=lambda embedding_model_name="": minilm_class(embedder),
     )
-    return Hippo(module.HippoRAG(global_config=config))
+    rag = module.HippoRAG(global_config=config)
+    ask_short(rag.prompt_template_manager.templates)
+    return Hippo(rag)
 
 
 def param(mode: str) -> str:
