@@ -265,16 +265,3 @@ def test_a_peers_changes_are_its_index_runs_then_what_only_its_answer_run_added_
     answers = {"answers": [_row("a", "dense", 0.0)], "changes": ["reader", "corpus", "short answers"]}
     (out / "peers_hipporag_toy_1q_answer.json").write_text(json.dumps(answers))
     assert side_by_side(tmp_path, "toy", 1)["systems"]["hipporag"]["changes"] == ["reader", "corpus", "short answers"]
-
-
-def test_hipporags_qa_prompt_asks_for_the_short_answer_every_peer_is_asked_for_and_keeps_the_rest():
-    from string import Template
-
-    from benchmarks.peers.callables import SHORT
-    from benchmarks.peers.hipporag_peer import QA_TEMPLATE, ask_short
-
-    user = {"role": "user", "content": Template("${prompt_user}")}
-    templates = {QA_TEMPLATE: [{"role": "system", "content": Template("Conclude with Answer:.")}, user]}
-    ask_short(templates)
-    rendered = [m["content"].substitute(prompt_user="Question: q") for m in templates[QA_TEMPLATE]]
-    assert rendered == [f"Conclude with Answer:. {SHORT}", "Question: q"]

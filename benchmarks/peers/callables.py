@@ -18,9 +18,6 @@ from enrich_rag.llm.prompts import Prompt
 ANSWER_TOKENS = 64
 EXTRACT_TOKENS = 1024
 EMBED_TOKENS = 8192  # declared so a peer keeps its own 1,200-token chunks; MiniLM embeds their first 256 word pieces
-# The answer form every peer is asked for, as EnrichRAG's reader is: EM scores a phrase, and a peer whose own
-# prompt lets this reader answer in sentences would lose on form, not on what it found.
-SHORT = "Answer with a short phrase only (a name, date, number or yes/no), no explanation."
 
 
 @dataclass

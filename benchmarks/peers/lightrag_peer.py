@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.peers import sets
-from benchmarks.peers.callables import EMBED_TOKENS, SHORT, ReaderLog, ReaderTokenizer, embedding_function, reader_function
+from benchmarks.peers.callables import EMBED_TOKENS, ReaderLog, ReaderTokenizer, embedding_function, reader_function
 from benchmarks.peers.sets import CONTEXT_TOKENS, reader_config
 from enrich_rag.llm.models import model_name
 
@@ -18,6 +18,7 @@ QUERY_TOKENS = 6000  # its query context, under the reader's window with its ans
 # One extraction call is minutes on 2 cores (default 240 s, then it gives up on the chunk); run at the lowest
 # priority beside other work, an hour was outlasted too (its worker gives up at twice this).
 LLM_TIMEOUT_S = 6 * 3600
+SHORT = "Answer with a short phrase only (a name, date, number or yes/no), no explanation."
 CHANGES = [
     "tokenizer: the reader's own, Qwen2.5's from its GGUF (LightRAG's tiktoken downloads its vocabulary at first use)",
     f"reader context {CONTEXT_TOKENS} tokens; query max_total_tokens {QUERY_TOKENS} (default 30000)",

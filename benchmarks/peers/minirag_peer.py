@@ -17,14 +17,14 @@ from enrich_rag.llm.models import model_name
 NAME, VERSION = "minirag", "0.0.2 (HKUDS/MiniRAG 4fe2fba)"
 MODES = "mini,naive"  # mini: its default query mode
 PART_TOKENS = 2000  # each of its three query context parts (default 4000 each: 12,000 would outgrow the window)
-SHORT_RESPONSE_TYPE = "A short phrase only (a name, date, number or yes/no), no explanation"
+SHORT = "A short phrase only (a name, date, number or yes/no), no explanation"
 CHANGES = [
     "tokenizer: the reader's own, Qwen2.5's from its GGUF, set as minirag.utils.ENCODER (its tiktoken downloads a vocabulary)",
     f"reader context {CONTEXT_TOKENS} tokens; query max_token_for_text_unit, _global_context and _local_context "
     f"{PART_TOKENS} each (default 4000)",
     "llm_model_max_async 1, embedding_func_max_async 1 (one llama.cpp slot, 2 cores)",
     f"embedding max_token_size {EMBED_TOKENS}: its chunks stay whole; MiniLM embeds their first 256 word pieces",
-    f"query response_type: {SHORT_RESPONSE_TYPE!r} (default 'Multiple Paragraphs')",
+    f"query response_type: {SHORT!r} (default 'Multiple Paragraphs')",
 ]
 
 
@@ -53,7 +53,7 @@ def param(mode: str) -> Any:
 
     return QueryParam(
         mode=mode,
-        response_type=SHORT_RESPONSE_TYPE,
+        response_type=SHORT,
         max_token_for_text_unit=PART_TOKENS,
         max_token_for_global_context=PART_TOKENS,
         max_token_for_local_context=PART_TOKENS,
