@@ -86,6 +86,7 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     result = side_by_side(tmp_path, "toy", 2)
     assert result["summary"]["lightrag:mix"]["em"][0] == 0.5 and result["summary"]["enrichrag:default"]["n"] == 2
     assert result["paired"]["enrichrag:default - lightrag:mix"]["em"] == 0.5
+    assert result["paired"]["enrichrag:default - lightrag:mix"]["contained"] == 0.5  # the gold answer inside it, paired too
     assert result["paired"]["enrichrag:default - lightrag:naive"]["n"] == 1  # only the question both answered
     assert result["paired"]["enrichrag:default - lightrag:mix"]["default_only"] == ["b"]
     assert result["paired"]["enrichrag:default - lightrag:naive"]["peer_only"] == []
@@ -95,6 +96,7 @@ def test_side_by_side_pairs_enrichrag_default_with_each_peer_mode_and_says_what_
     assert result["systems"]["minirag"]["missing"] == ["index", "answer"]
     page = "\n".join(table_lines(result, "`x`"))
     assert "| lightrag:mix | 0.500 [" in page and "| minirag |" in page and "| index, answer |" in page
+    assert ", gold contained 0.500 [" in page
     assert "- enrichrag:default - lightrag:mix: EM 0.500 [" in page and "only with the default 1, only with the other 0)" in page
 
 

@@ -115,7 +115,7 @@ def versus(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, 
     (what a peer does better is read off its `peer_only`)."""
     both = list(zip(*paired_rows(base, rows), strict=True))
     won = [(mine, peer) for mine, peer in both if peer["em"] > mine["em"]]
-    return compare(base, rows, ("em", "f1", "gold_all")) | {
+    return compare(base, rows, ("em", "f1", "contained", "gold_all")) | {
         "default_only": [mine["id"] for mine, peer in both if mine["em"] > peer["em"]],
         "peer_only": [peer["id"] for _, peer in won],
         "peer_only_answers": [
@@ -195,6 +195,7 @@ def table_lines(result: dict[str, Any], where: str) -> list[str]:
         lines.append("| " + " | ".join(row) + " |")
     paired = [
         f"- {key}: EM {with_ci(p['em'], p['em_ci'])}, F1 {with_ci(p['f1'], p['f1_ci'])}"
+        + (f", gold contained {with_ci(p['contained'], p['contained_ci'])}" if "contained" in p else "")
         + (f", every gold paragraph in context {with_ci(p['gold_all'], p['gold_all_ci'])}" if "gold_all" in p else "")
         + f" (paired, {p['n']} questions; right only with the default {len(p['default_only'])}, only with the other "
         f"{len(p['peer_only'])})"
